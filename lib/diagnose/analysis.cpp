@@ -1,0 +1,82 @@
+#include "diagnose/analysis.h"
+
+#include <sys/stat.h>
+
+#include <ctime>
+#include <filesystem>
+
+namespace faultline {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The first folder below `root` on the way to `file`, when there is one ("node17").
+std::string folder_host(const std::string& root, const std::string& file) {
+  std::error_code ec;
+  const fs::path relative = fs::path(file).lexically_relative(root);
+  if (relative.empty() || std::distance(relative.begin(), relative.end()) < 2) return "";
+  return relative.begin()->string();
+}
+
+// Syslog dates carry no year: take the file's modification year, else this year.
+int year_for(const std::string& path) {
+  struct stat info {};
+  const std::time_t t = path != "-" && stat(path.c_str(), &info) == 0 ? info.st_mtime
+                                                                       : std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return tm.tm_year + 1900;
+}
+
+std::vector<std::string> identity_signatures(const SignatureSet& signatures) {
+  std::vector<std::string> ids;
+  for (const auto& signature : signatures.signatures()) {
+    if (signature->identity) ids.push_back(signature->id);
+  }
+  return ids;
+}
+
+void read_input(const std::string& path, const std::string& host, const Catalog& catalog,
+                Analysis* analysis) {
+  std::string error;
+  std::unique_ptr<LineReader> reader = LineReader::Open(path, &error);
+  if (!reader) {
+    analysis->warnings.push_back(error);
+    return;
+  }
+  ScanResult scan = scan_input(*reader, *catalog.signatures, {host, year_for(path)});
+  if (!scan.input.error.empty()) analysis->warnings.push_back(scan.input.error);
+  if (scan.input.error.empty() || scan.input.lines > 0) ++analysis->readable_inputs;
+  for (Event& event : scan.events) analysis->events.push_back(std::move(event));
+  for (GpuState& state : scan.states) analysis->states.push_back(std::move(state));
+  analysis->inputs.push_back(std::move(scan.input));
+}
+
+}  // namespace
+
+bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog,
+                  std::string* error) {
+  catalog->tables = builtin_tables();
+  for (const std::string& dir : extra_dirs) {
+    if (!load_tables(dir, &catalog->tables, error)) return false;
+  }
+  catalog->signatures = SignatureSet::Build(catalog->tables, error);
+  return catalog->signatures && load_knowledge(catalog->tables, &catalog->knowledge, error);
+}
+
+Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog) {
+  Analysis analysis;
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    const bool folder = arg != "-" && fs::is_directory(arg, ec);
+    for (const std::string& path : expand_inputs({arg}, &analysis.warnings)) {
+      read_input(path, folder ? folder_host(arg, path) : "", catalog, &analysis);
+    }
+  }
+  const Correlation correlation =
+      correlate(analysis.events, analysis.states, identity_signatures(*catalog.signatures));
+  analysis.diagnoses = diagnose(correlation, catalog.knowledge);
+  return analysis;
+}
+
+}  // namespace faultline

@@ -1,0 +1,16 @@
+// The signature tables compiled into the binary; generated from signatures/*.json by CMake.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace faultline {
+
+struct BuiltinTable {
+  std::string_view name;  // "signatures/<file>.json"
+  std::string_view text;
+};
+
+extern const std::span<const BuiltinTable> kBuiltinTables;
+
+}  // namespace faultline

@@ -1,0 +1,99 @@
+#include "extract/scan.h"
+
+#include <charconv>
+
+#include "extract/state.h"
+#include "sniff/prefix.h"
+#include "sniff/sniff.h"
+
+namespace faultline {
+namespace {
+
+// How far back a signature that takes its GPU from the previous lines may look.
+constexpr uint64_t kPreviousLineReach = 3;
+
+std::optional<int> parse_int(const std::string& text) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// Turns matches into events, remembering what the previous lines said.
+class EventBuilder {
+ public:
+  EventBuilder(const std::string& path, const ScanOptions& options)
+      : path_(path), options_(options), year_(options.year) {}
+
+  void Add(const Line& line, const SignatureMatch& match, std::vector<Event>* events) {
+    const Signature& signature = *match.signature;
+    Event event;
+    event.signature = signature.id;
+    event.xid = signature.xid;
+    for (const auto& [name, value] : match.fields) {
+      if (name == "pci") {
+        event.gpu.pci = normalize_pci(value);
+      } else if (name == "xid") {
+        event.xid = parse_int(value);
+      } else if (name == "uuid") {
+        event.gpu.uuid = value;
+      } else if (name == "serial") {
+        event.gpu.serial = value;
+      }
+      event.fields[name] = value;
+    }
+    if (event.gpu.pci.empty() && signature.gpu_from_previous_line &&
+        line.number - last_pci_line_ <= kPreviousLineReach) {
+      event.gpu.pci = last_pci_;
+    }
+    if (!event.gpu.pci.empty()) {
+      last_pci_ = event.gpu.pci;
+      last_pci_line_ = line.number;
+    }
+
+    const std::string_view prefix = line.text.substr(0, match.begin);
+    if (auto year = find_year(prefix)) year_ = *year;
+    const LinePrefix envelope = parse_prefix(prefix, year_);
+    event.host = envelope.host.empty() ? options_.host : envelope.host;
+    event.evidence = {path_, line.number, envelope.time, std::string(line.text), signature.id};
+    if (envelope.boot_seconds && envelope.time.kind == Timestamp::Kind::kAbsolute) {
+      event.fields["boot_seconds"] = std::to_string(*envelope.boot_seconds);
+    }
+    events->push_back(std::move(event));
+  }
+
+ private:
+  const std::string& path_;
+  const ScanOptions& options_;
+  int year_;
+  std::string last_pci_;
+  uint64_t last_pci_line_ = 0;
+};
+
+}  // namespace
+
+ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
+                      const ScanOptions& options) {
+  ScanResult result;
+  KindSniffer sniffer;
+  StateReader states(reader.path());
+  EventBuilder builder(reader.path(), options);
+  std::vector<SignatureMatch> matches;
+  Line line;
+  while (reader.Next(&line)) {
+    sniffer.Observe(line.text);
+    states.Feed(line.text, line.number);
+    matches.clear();
+    signatures.Match(line.text, &matches);
+    for (const SignatureMatch& match : matches) builder.Add(line, match, &result.events);
+  }
+  result.states = states.Finish();
+  for (GpuState& state : result.states) {
+    if (state.host.empty()) state.host = options.host;
+  }
+  result.input = {reader.path(),  std::string(sniffer.kind()), std::string(reader.compression()),
+                  reader.lines(), reader.bytes(), reader.cut_lines(), reader.error()};
+  return result;
+}
+
+}  // namespace faultline

@@ -1,0 +1,34 @@
+// Device state dumps (nvidia-smi -q text, nvidia-smi CSV queries) -> GpuState snapshots.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model.h"
+
+namespace faultline {
+
+// Reads the state dumps found in one input, line by line. Lines that belong to no dump are
+// passed over, so a dump pasted between other text (a shell prompt, a kernel log) is found.
+class StateReader {
+ public:
+  explicit StateReader(std::string path);
+  ~StateReader();
+  StateReader(StateReader&&) noexcept;
+  StateReader& operator=(StateReader&&) noexcept;
+
+  // Consumes the next line of the input.
+  void Feed(std::string_view text, uint64_t line_number);
+  // Ends the input and returns every GPU snapshot read from it, in input order.
+  std::vector<GpuState> Finish();
+
+ private:
+  struct Impl;
+  // The nvidia-smi -q block parser and the CSV reader, kept out of this header.
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace faultline

@@ -1,0 +1,27 @@
+// Loading the knowledge base: the JSON tables of signatures/ and of --signatures folders.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace faultline {
+
+// One parsed table file. Later stages read the parts they own ("signatures", "classes").
+struct Table {
+  std::string path;
+  nlohmann::json doc;
+};
+
+// The tables built into the binary (a copy of signatures/*.json, in file-name order).
+std::vector<Table> builtin_tables();
+
+// Appends every *.json file of `dir` (sorted by name) to *tables. Returns false and sets
+// *error to "PATH:LINE: reason" for the first file that cannot be read or parsed.
+bool load_tables(const std::string& dir, std::vector<Table>* tables, std::string* error);
+
+// Parses one table's text. Returns false and sets *error to "PATH:LINE: reason" on failure.
+bool parse_table(const std::string& path, const std::string& text, Table* table,
+                 std::string* error);
+
+}  // namespace faultline

@@ -1,0 +1,112 @@
+#include "model/model.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <ctime>
+
+namespace faultline {
+
+Timestamp Timestamp::Absolute(double unix_seconds, std::optional<int> utc_offset_minutes) {
+  return {Kind::kAbsolute, unix_seconds, utc_offset_minutes};
+}
+
+Timestamp Timestamp::BootRelative(double seconds_since_boot) {
+  return {Kind::kBootRelative, seconds_since_boot, std::nullopt};
+}
+
+std::string Timestamp::iso() const {
+  switch (kind) {
+    case Kind::kUnknown:
+      return "";
+    case Kind::kBootRelative:
+      return fmt::format("+{:.6f}s", seconds);
+    case Kind::kAbsolute:
+      break;
+  }
+  const int offset = utc_offset_minutes.value_or(0);
+  const double local = seconds + offset * 60.0;
+  const double whole = std::floor(local);
+  const auto micros = static_cast<long>(std::lround((local - whole) * 1e6));
+  const auto t = static_cast<time_t>(whole);
+  std::tm tm{};
+  if (gmtime_r(&t, &tm) == nullptr) return "";
+  std::string out = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", tm.tm_year + 1900,
+                                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  if (micros != 0) out += fmt::format(".{:06}", micros);
+  if (utc_offset_minutes) {
+    const int magnitude = std::abs(offset);
+    out += fmt::format("{}{:02}:{:02}", offset < 0 ? '-' : '+', magnitude / 60, magnitude % 60);
+  }
+  return out;
+}
+
+bool comparable(const Timestamp& a, const Timestamp& b) {
+  return a.known() && a.kind == b.kind;
+}
+
+namespace {
+
+// Parses up to `max_digits` hex digits from the front of `text`; advances past them.
+std::optional<unsigned long> take_hex(std::string_view& text, size_t max_digits) {
+  size_t n = 0;
+  unsigned long value = 0;
+  while (n < text.size() && n < max_digits && std::isxdigit(static_cast<unsigned char>(text[n]))) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[n])));
+    value = value * 16 + static_cast<unsigned long>(c <= '9' ? c - '0' : c - 'a' + 10);
+    ++n;
+  }
+  if (n == 0) return std::nullopt;
+  text.remove_prefix(n);
+  return value;
+}
+
+bool take_char(std::string_view& text, char c) {
+  if (text.empty() || text.front() != c) return false;
+  text.remove_prefix(1);
+  return true;
+}
+
+std::string format_pci(unsigned long domain, unsigned long bus, unsigned long device,
+                       unsigned long function) {
+  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", domain, bus, device, function);
+}
+
+}  // namespace
+
+std::string normalize_pci(std::string_view text) {
+  if (text.starts_with("PCI:") || text.starts_with("pci:")) text.remove_prefix(4);
+  std::string_view rest = text;
+  // "dddd:bb:dd[.f]" with a 4- or 8-digit domain, or "bb:dd.f" without one.
+  auto first = take_hex(rest, 8);
+  if (first && take_char(rest, ':')) {
+    auto second = take_hex(rest, 2);
+    if (!second) return "";
+    if (take_char(rest, ':')) {
+      auto device = take_hex(rest, 2);
+      if (!device) return "";
+      unsigned long function = 0;
+      if (take_char(rest, '.')) {
+        auto f = take_hex(rest, 1);
+        if (!f) return "";
+        function = *f;
+      }
+      if (!rest.empty() && std::isxdigit(static_cast<unsigned char>(rest.front()))) return "";
+      return format_pci(*first & 0xffff, *second, *device, function);
+    }
+    if (take_char(rest, '.')) {
+      auto f = take_hex(rest, 1);
+      if (!f) return "";
+      return format_pci(0, *first, *second, *f);
+    }
+    return "";
+  }
+  // NCCL's busId: the address's hex digits run together ("3b000" is 0000:3b:00.0).
+  rest = text;
+  auto packed = take_hex(rest, 12);
+  if (!packed || !rest.empty() || text.size() < 4) return "";
+  return format_pci(*packed >> 20, (*packed >> 12) & 0xff, (*packed >> 4) & 0xff, *packed & 0xf);
+}
+
+}  // namespace faultline

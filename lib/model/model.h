@@ -1,0 +1,82 @@
+// The vocabulary every stage shares: GPUs, times, evidence, events and device state.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace faultline {
+
+// A point in time as an input states it. Absolute times are Unix seconds; when the input named
+// no zone (dmesg -T, syslog) the offset is unset and the time is the host's local wall clock.
+struct Timestamp {
+  enum class Kind { kUnknown, kAbsolute, kBootRelative };
+
+  Kind kind = Kind::kUnknown;
+  double seconds = 0;
+  std::optional<int> utc_offset_minutes;
+
+  static Timestamp Absolute(double unix_seconds, std::optional<int> utc_offset_minutes);
+  static Timestamp BootRelative(double seconds_since_boot);
+
+  bool known() const { return kind != Kind::kUnknown; }
+  // ISO 8601 ("2024-03-05T10:12:33.123456+00:00", no offset when the zone is unknown),
+  // "+1234.567890s" for boot-relative times, "" when unknown.
+  std::string iso() const;
+};
+
+// Timestamps of the same kind compare by value; anything else is unordered.
+bool comparable(const Timestamp& a, const Timestamp& b);
+
+// One GPU, as far as the inputs identify it. Empty strings and unset values are unknown.
+struct GpuRef {
+  std::string pci;  // normalised "dddd:bb:dd.f", lowercase
+  std::optional<int> index;
+  std::string uuid;
+  std::string serial;
+  std::string product;
+
+  bool empty() const { return pci.empty() && !index && uuid.empty() && serial.empty(); }
+};
+
+// Normalises the PCI address spellings of kernel logs ("PCI:0000:3b:00"), nvidia-smi
+// ("00000000:3B:00.0") and NCCL ("3b000") to "0000:3b:00.0". Returns "" if `text` is none.
+std::string normalize_pci(std::string_view text);
+
+// A line of input that supports a finding.
+struct Evidence {
+  std::string path;
+  uint64_t line = 0;
+  Timestamp time;
+  std::string text;
+  std::string signature;  // the signature or state field that made it evidence
+};
+
+// A fact one signature matched in one line, with its captured fields.
+struct Event {
+  std::string signature;
+  std::string host;
+  GpuRef gpu;
+  std::optional<int> xid;
+  std::map<std::string, std::string> fields;
+  Evidence evidence;
+};
+
+// What one dump says about one GPU at one moment. Field names are nvidia-smi's query names
+// ("remapped_rows.pending", "ecc.errors.uncorrected.volatile.dram"); values are normalised:
+// counts as decimal digits, flags as "yes"/"no", text as printed. A field that the dump left
+// out or printed as N/A is absent.
+struct GpuState {
+  GpuRef gpu;
+  std::string host;
+  Timestamp time;
+  Evidence source;  // the line that opened the GPU's block
+  std::map<std::string, std::string> fields;
+  // Where each field was read: the line number and the line as printed.
+  std::map<std::string, std::pair<uint64_t, std::string>> field_lines;
+};
+
+}  // namespace faultline

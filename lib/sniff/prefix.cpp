@@ -1,0 +1,157 @@
+#include "sniff/prefix.h"
+
+#include <re2/re2.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+namespace faultline {
+namespace {
+
+constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+int month_number(std::string_view name) {
+  for (size_t i = 0; i < kMonths.size(); ++i) {
+    if (kMonths[i] == name) return static_cast<int>(i) + 1;
+  }
+  return 0;
+}
+
+int to_int(std::string_view text) {
+  int value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
+// "123456" after the decimal point -> 0.123456.
+double fraction(std::string_view digits) {
+  double value = 0, scale = 0.1;
+  for (char c : digits) {
+    value += (c - '0') * scale;
+    scale /= 10;
+  }
+  return value;
+}
+
+// "Z", "+02:00", "-0500" -> minutes east of UTC.
+std::optional<int> zone_offset(std::string_view zone) {
+  if (zone.empty()) return std::nullopt;
+  if (zone == "Z" || zone == "z") return 0;
+  const int sign = zone[0] == '-' ? -1 : 1;
+  zone.remove_prefix(1);
+  const int hours = to_int(zone.substr(0, 2));
+  const int minutes = to_int(zone.substr(zone.size() - 2));
+  return sign * (hours * 60 + minutes);
+}
+
+const RE2& iso_pattern() {
+  static const RE2 re(
+      R"((\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?)");
+  return re;
+}
+
+const RE2& dmesg_t_pattern() {
+  static const RE2 re(
+      R"(\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\])");
+  return re;
+}
+
+const RE2& syslog_pattern() {
+  static const RE2 re(R"(^([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))? )");
+  return re;
+}
+
+const RE2& boot_pattern() {
+  static const RE2 re(R"(\[\s*(\d+)\.(\d+)\])");
+  return re;
+}
+
+// "host kernel: " or "host prog[pid]: " right after a syslog or ISO time stamp.
+const RE2& host_pattern() {
+  static const RE2 re(R"(^([A-Za-z0-9][A-Za-z0-9._-]*) [A-Za-z0-9_./-]+(?:\[\d+\])?: )");
+  return re;
+}
+
+std::string host_after(std::string_view rest) {
+  std::string host;
+  if (!RE2::PartialMatch(re2::StringPiece(rest.data(), rest.size()), host_pattern(), &host)) {
+    return "";
+  }
+  return host == "kernel" ? "" : host;
+}
+
+}  // namespace
+
+double unix_seconds(int year, int month, int day, int hour, int minute, double second) {
+  // Days from civil (Howard Hinnant's algorithm), valid for the proleptic Gregorian calendar.
+  year -= month <= 2;
+  const int era = (year >= 0 ? year : year - 399) / 400;
+  const int yoe = year - era * 400;
+  const int doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const double days = static_cast<double>(era) * 146097 + doe - 719468;
+  return days * 86400 + hour * 3600 + minute * 60 + second;
+}
+
+LinePrefix parse_prefix(std::string_view prefix, int year) {
+  LinePrefix out;
+  const re2::StringPiece text(prefix.data(), prefix.size());
+  re2::StringPiece y, mo, d, h, mi, s, frac, zone, whole;
+
+  if (RE2::PartialMatch(text, boot_pattern(), &whole, &frac)) {
+    out.boot_seconds = to_int(std::string_view(whole.data(), whole.size())) +
+                       fraction(std::string_view(frac.data(), frac.size()));
+    out.time = Timestamp::BootRelative(*out.boot_seconds);
+  }
+
+  re2::StringPiece iso_match;
+  if (RE2::PartialMatch(text, iso_pattern(), &y, &mo, &d, &h, &mi, &s, &frac, &zone)) {
+    const double seconds = to_int({s.data(), s.size()}) + fraction({frac.data(), frac.size()});
+    out.time = Timestamp::Absolute(
+        unix_seconds(to_int({y.data(), y.size()}), to_int({mo.data(), mo.size()}),
+                     to_int({d.data(), d.size()}), to_int({h.data(), h.size()}),
+                     to_int({mi.data(), mi.size()}), seconds),
+        zone_offset({zone.data(), zone.size()}));
+    if (out.time.utc_offset_minutes) out.time.seconds -= *out.time.utc_offset_minutes * 60.0;
+    // RFC 3339 syslog: "2025-07-23T20:41:46.835238+02:00 host kernel: ".
+    const size_t after = static_cast<size_t>(zone.data() ? zone.end() - text.data()
+                                                         : (frac.data() ? frac.end() - text.data()
+                                                                        : s.end() - text.data()));
+    if (after < prefix.size() && prefix[after] == ' ') out.host = host_after(prefix.substr(after + 1));
+    return out;
+  }
+  if (RE2::PartialMatch(text, dmesg_t_pattern(), &mo, &d, &h, &mi, &s, &y)) {
+    out.time = Timestamp::Absolute(
+        unix_seconds(to_int({y.data(), y.size()}), month_number({mo.data(), mo.size()}),
+                     to_int({d.data(), d.size()}), to_int({h.data(), h.size()}),
+                     to_int({mi.data(), mi.size()}), to_int({s.data(), s.size()})),
+        std::nullopt);
+    return out;
+  }
+  re2::StringPiece stamp;
+  if (RE2::PartialMatch(text, syslog_pattern(), &mo, &d, &h, &mi, &s, &frac) &&
+      month_number({mo.data(), mo.size()}) != 0) {
+    out.time = Timestamp::Absolute(
+        unix_seconds(year, month_number({mo.data(), mo.size()}), to_int({d.data(), d.size()}),
+                     to_int({h.data(), h.size()}), to_int({mi.data(), mi.size()}),
+                     to_int({s.data(), s.size()}) + fraction({frac.data(), frac.size()})),
+        std::nullopt);
+    const size_t after = static_cast<size_t>((frac.data() ? frac.end() : s.end()) - text.data());
+    if (after < prefix.size()) out.host = host_after(prefix.substr(after + 1));
+  }
+  return out;
+}
+
+std::optional<int> find_year(std::string_view text) {
+  const re2::StringPiece piece(text.data(), text.size());
+  re2::StringPiece y, mo, d, h, mi, s;
+  if (RE2::PartialMatch(piece, iso_pattern(), &y) ||
+      RE2::PartialMatch(piece, dmesg_t_pattern(), &mo, &d, &h, &mi, &s, &y)) {
+    return to_int({y.data(), y.size()});
+  }
+  return std::nullopt;
+}
+
+}  // namespace faultline

@@ -1,0 +1,73 @@
+#include "sniff/sniff.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace faultline {
+namespace {
+
+bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+// "[  219.470994] ", the raw dmesg stamp.
+bool has_dmesg_stamp(std::string_view line) {
+  if (line.size() < 4 || line[0] != '[') return false;
+  const size_t close = line.find(']');
+  if (close == std::string_view::npos || close > 20) return false;
+  const std::string_view inside = line.substr(1, close - 1);
+  return inside.find('.') != std::string_view::npos &&
+         std::all_of(inside.begin(), inside.end(),
+                     [](char c) { return c == ' ' || c == '.' || is_digit(c); });
+}
+
+bool looks_kernel(std::string_view line) {
+  if (has_dmesg_stamp(line)) return true;
+  const std::string_view head = line.substr(0, 80);
+  return head.find(" kernel: ") != std::string_view::npos ||
+         head.find("NVRM: ") != std::string_view::npos;
+}
+
+bool looks_nvidia_smi(std::string_view line) {
+  if (line.starts_with("==============NVSMI LOG")) return true;
+  if (line.starts_with("GPU 0000")) return true;
+  // "    Product Name                          : A100-SXM4-40GB"
+  return line.starts_with("    ") && line.find(" : ") != std::string_view::npos &&
+         line.find("  : ") != std::string_view::npos;
+}
+
+bool looks_training(std::string_view line) {
+  const std::string_view head = line.substr(0, 120);
+  for (std::string_view marker : {"[rank", "[default", "NCCL INFO", "NCCL WARN", "Traceback (",
+                                  "torch.distributed", "iteration ", "'loss': ", "Error: "}) {
+    if (head.find(marker) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void KindSniffer::Observe(std::string_view line) {
+  if (looks_kernel(line)) {
+    ++votes_[kKernel];
+  } else if (looks_nvidia_smi(line)) {
+    ++votes_[kNvidiaSmi];
+  } else if (looks_training(line)) {
+    ++votes_[kTraining];
+  }
+}
+
+std::string_view KindSniffer::kind() const {
+  constexpr std::array<std::string_view, kKinds> kNames = {"kernel-log", "nvidia-smi",
+                                                           "training-log"};
+  uint64_t total = 0;
+  for (uint64_t v : votes_) total += v;
+  if (total == 0) return "text";
+  int strong = 0;
+  size_t best = 0;
+  for (size_t i = 0; i < kKinds; ++i) {
+    if (votes_[i] * 5 >= total) ++strong;  // a fifth of the recognised lines
+    if (votes_[i] > votes_[best]) best = i;
+  }
+  return strong > 1 ? "mixed" : kNames[best];
+}
+
+}  // namespace faultline
