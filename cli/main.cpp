@@ -1,7 +1,7 @@
 // faultline's command line: argument handling and exit codes, nothing else.
-#include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 

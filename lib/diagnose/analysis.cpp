@@ -21,8 +21,8 @@ std::string folder_host(const std::string& root, const std::string& file) {
 // Syslog dates carry no year: take the file's modification year, else this year.
 int year_for(const std::string& path) {
   struct stat info {};
-  const std::time_t t = path != "-" && stat(path.c_str(), &info) == 0 ? info.st_mtime
-                                                                       : std::time(nullptr);
+  const std::time_t t =
+      path != "-" && stat(path.c_str(), &info) == 0 ? info.st_mtime : std::time(nullptr);
   std::tm tm{};
   gmtime_r(&t, &tm);
   return tm.tm_year + 1900;

@@ -22,8 +22,7 @@ struct Catalog {
 // Loads the built-in tables and then those of each folder in `extra_dirs` (their entries replace
 // built-in ones of the same id). Returns false and sets *error ("PATH: ...") when a table is
 // invalid.
-bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog,
-                  std::string* error);
+bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog, std::string* error);
 
 struct Analysis {
   std::vector<InputSummary> inputs;

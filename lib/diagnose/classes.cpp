@@ -10,8 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 4> kSeverityNames = {"info", "warning", "error",
-                                                             "critical"};
+constexpr std::array<std::string_view, 4> kSeverityNames = {"info", "warning", "error", "critical"};
 
 std::string text(const json& object, const char* key) {
   auto it = object.find(key);

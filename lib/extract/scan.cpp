@@ -91,8 +91,13 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   for (GpuState& state : result.states) {
     if (state.host.empty()) state.host = options.host;
   }
-  result.input = {reader.path(),  std::string(sniffer.kind()), std::string(reader.compression()),
-                  reader.lines(), reader.bytes(), reader.cut_lines(), reader.error()};
+  result.input = {reader.path(),
+                  std::string(sniffer.kind()),
+                  std::string(reader.compression()),
+                  reader.lines(),
+                  reader.bytes(),
+                  reader.cut_lines(),
+                  reader.error()};
   return result;
 }
 

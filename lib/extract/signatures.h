@@ -24,12 +24,12 @@ struct SignatureExample {
 struct Signature {
   std::string id;
   std::string description;
-  std::string source;   // where the line's shape was taken from
-  std::string table;    // path of the table that defined it
-  std::string pattern;  // with its table's %{macros} expanded
-  std::optional<int> xid;       // the Xid it stands for when the pattern captures none
-  bool fallback = false;        // yields only when no other signature matched the line
-  bool identity = false;        // names a GPU (UUID, serial) rather than a fault
+  std::string source;                   // where the line's shape was taken from
+  std::string table;                    // path of the table that defined it
+  std::string pattern;                  // with its table's %{macros} expanded
+  std::optional<int> xid;               // the Xid it stands for when the pattern captures none
+  bool fallback = false;                // yields only when no other signature matched the line
+  bool identity = false;                // names a GPU (UUID, serial) rather than a fault
   bool gpu_from_previous_line = false;  // the GPU is the one the previous lines named
   std::vector<SignatureExample> must_match;
   std::vector<std::string> must_not_match;

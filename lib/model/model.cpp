@@ -92,12 +92,12 @@ std::string normalize_pci(std::string_view text) {
         if (!f) return "";
         function = *f;
       }
-      if (!rest.empty() && std::isxdigit(static_cast<unsigned char>(rest.front()))) return "";
+      if (!rest.empty()) return "";
       return format_pci(*first & 0xffff, *second, *device, function);
     }
     if (take_char(rest, '.')) {
       auto f = take_hex(rest, 1);
-      if (!f) return "";
+      if (!f || !rest.empty()) return "";
       return format_pci(0, *first, *second, *f);
     }
     return "";

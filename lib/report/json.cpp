@@ -7,9 +7,13 @@ namespace {
 
 using nlohmann::json;
 
-json text_or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
+json text_or_null(const std::string& text) {
+  return text.empty() ? json(nullptr) : json(text);
+}
 
-json time_or_null(const Timestamp& time) { return time.known() ? json(time.iso()) : json(nullptr); }
+json time_or_null(const Timestamp& time) {
+  return time.known() ? json(time.iso()) : json(nullptr);
+}
 
 json evidence_json(const Evidence& evidence) {
   return {{"path", evidence.path},
@@ -90,8 +94,8 @@ json diagnosis_json(const Analysis& analysis) {
   json initiating = nullptr;
   for (const Diagnosis& diagnosis : analysis.diagnoses) {
     diagnoses.push_back(diagnosis_entry(diagnosis));
-    hardware_fault |= diagnosis.failure->kind == "hardware" &&
-                      diagnosis.failure->severity >= Severity::kError;
+    hardware_fault |=
+        diagnosis.failure->kind == "hardware" && diagnosis.failure->severity >= Severity::kError;
     if (diagnosis.role == "initiating" && initiating.is_null()) initiating = diagnosis.position;
   }
   json events = json::array();

@@ -31,8 +31,7 @@ std::string subject_line(const Diagnosis& diagnosis) {
   std::vector<std::string> parts;
   const GpuRef& gpu = diagnosis.gpu;
   if (!gpu.pci.empty()) {
-    parts.push_back("GPU " + gpu.pci +
-                    (diagnosis.host.empty() ? "" : " on " + diagnosis.host));
+    parts.push_back("GPU " + gpu.pci + (diagnosis.host.empty() ? "" : " on " + diagnosis.host));
   } else if (!diagnosis.host.empty()) {
     parts.push_back("host " + diagnosis.host);
   }
@@ -73,8 +72,8 @@ void render_diagnosis(const Diagnosis& d, const TextOptions& options, const Styl
   out << "   " << style.dim(when_line(d)) << "\n";
   if (!d.failure->explanation.empty()) out << "   " << d.failure->explanation << "\n";
   out << "   Evidence:\n";
-  const size_t shown = options.verbose ? d.evidence.size()
-                                       : std::min(d.evidence.size(), kFoldedEvidence);
+  const size_t shown =
+      options.verbose ? d.evidence.size() : std::min(d.evidence.size(), kFoldedEvidence);
   for (size_t i = 0; i < shown; ++i) {
     const Evidence& e = d.evidence[i];
     out << "     " << style.dim(fmt::format("{}:{}", e.path, e.line)) << "  " << clip(e.text)
@@ -111,10 +110,9 @@ void render_text(const Analysis& analysis, const TextOptions& options, std::ostr
                                 count == 1 ? "" : "s", analysis.inputs.size(),
                                 analysis.inputs.size() == 1 ? "" : "s", lines))
       << "\n";
-  const bool serious = std::any_of(analysis.diagnoses.begin(), analysis.diagnoses.end(),
-                                   [](const Diagnosis& d) {
-                                     return d.failure->severity >= Severity::kWarning;
-                                   });
+  const bool serious =
+      std::any_of(analysis.diagnoses.begin(), analysis.diagnoses.end(),
+                  [](const Diagnosis& d) { return d.failure->severity >= Severity::kWarning; });
   if (!serious) out << "Nothing at warning or above: no known GPU fault in these logs.\n";
   for (const Diagnosis& diagnosis : analysis.diagnoses) {
     out << "\n";

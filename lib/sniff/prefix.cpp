@@ -10,7 +10,7 @@ namespace faultline {
 namespace {
 
 constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+                                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
 int month_number(std::string_view name) {
   for (size_t i = 0; i < kMonths.size(); ++i) {
@@ -116,10 +116,11 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
         zone_offset({zone.data(), zone.size()}));
     if (out.time.utc_offset_minutes) out.time.seconds -= *out.time.utc_offset_minutes * 60.0;
     // RFC 3339 syslog: "2025-07-23T20:41:46.835238+02:00 host kernel: ".
-    const size_t after = static_cast<size_t>(zone.data() ? zone.end() - text.data()
-                                                         : (frac.data() ? frac.end() - text.data()
-                                                                        : s.end() - text.data()));
-    if (after < prefix.size() && prefix[after] == ' ') out.host = host_after(prefix.substr(after + 1));
+    const size_t after = static_cast<size_t>(
+        zone.data() ? zone.end() - text.data()
+                    : (frac.data() ? frac.end() - text.data() : s.end() - text.data()));
+    if (after < prefix.size() && prefix[after] == ' ')
+      out.host = host_after(prefix.substr(after + 1));
     return out;
   }
   if (RE2::PartialMatch(text, dmesg_t_pattern(), &mo, &d, &h, &mi, &s, &y)) {

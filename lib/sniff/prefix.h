@@ -11,9 +11,9 @@
 namespace faultline {
 
 struct LinePrefix {
-  Timestamp time;                     // absolute when the envelope has a date, else boot-relative
+  Timestamp time;                      // absolute when the envelope has a date, else boot-relative
   std::optional<double> boot_seconds;  // the dmesg "[ 1234.567890]" stamp, when there is one
-  std::string host;                   // from a syslog or journal envelope
+  std::string host;                    // from a syslog or journal envelope
 };
 
 // Reads `prefix`, the text of a line before the message it carries. Recognises raw dmesg,

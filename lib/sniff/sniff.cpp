@@ -6,7 +6,9 @@
 namespace faultline {
 namespace {
 
-bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 // "[  219.470994] ", the raw dmesg stamp.
 bool has_dmesg_stamp(std::string_view line) {

@@ -1,0 +1,218 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "diagnose/analysis.h"
+
+using namespace faultline;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A folder of log files that lives as long as the test.
+class LogFolder {
+ public:
+  LogFolder() {
+    path_ = fs::temp_directory_path() /
+            ("faultline-diagnose-" + std::to_string(reinterpret_cast<uintptr_t>(this)));
+    fs::create_directories(path_);
+  }
+  ~LogFolder() { fs::remove_all(path_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const fs::path file = path_ / name;
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+    return file.string();
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+const Catalog& catalog() {
+  static const Catalog* loaded = [] {
+    auto* c = new Catalog();
+    std::string error;
+    REQUIRE(load_catalog({}, c, &error));
+    return c;
+  }();
+  return *loaded;
+}
+
+Analysis run(const std::vector<std::string>& paths) {
+  return analyze(paths, catalog());
+}
+
+bool has_note(const Diagnosis& d, std::string_view text) {
+  return std::any_of(d.notes.begin(), d.notes.end(),
+                     [&](const std::string& note) { return note.find(text) != std::string::npos; });
+}
+
+const std::string kA100Dump =
+    "==============NVSMI LOG==============\n\n"
+    "Timestamp                                 : Mon Mar  4 09:00:00 2024\n"
+    "Driver Version                            : 535.129.03\n\n"
+    "Attached GPUs                             : 1\n"
+    "GPU 00000000:3B:00.0\n"
+    "    Product Name                          : NVIDIA A100-SXM4-80GB\n"
+    "    Serial Number                         : 1323120035212\n"
+    "    GPU UUID                              : GPU-b01e9f90-c60c-4ad1-2052-154833662357\n"
+    "    Minor Number                          : 2\n"
+    "    Remapped Rows\n"
+    "        Correctable Error                 : 0\n"
+    "        Uncorrectable Error               : 1\n"
+    "        Pending                           : {pending}\n"
+    "        Remapping Failure Occurred        : No\n";
+
+std::string a100_dump(const std::string& pending,
+                      const std::string& product = "NVIDIA A100-SXM4-80GB") {
+  std::string dump = kA100Dump;
+  dump.replace(dump.find("{pending}"), 9, pending);
+  dump.replace(dump.find("NVIDIA A100-SXM4-80GB"), 21, product);
+  return dump;
+}
+
+}  // namespace
+
+TEST_CASE("Xid 48 and 63 within a second on one GPU: one incident, named by the remap") {
+  LogFolder logs;
+  logs.Write(
+      "kern.log",
+      "Mar  5 10:12:33 gpu-node-017 kernel: [ 5120.100000] NVRM: Xid (PCI:0000:3b:00): 48, pid=88, "
+      "name=python, An uncorrectable double bit error (DBE) has been detected on GPU in the "
+      "framebuffer at physAddr 0x1a2b3c000 partition 3, subpartition 1.\n"
+      "Mar  5 10:12:33 gpu-node-017 kernel: [ 5120.200000] NVRM: Xid (PCI:0000:3b:00): 63, pid=88, "
+      "name=python, Row Remapper: New row (0x19a4e80) marked for remapping, reset gpu to "
+      "activate.\n");
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 1);
+  const Diagnosis& d = analysis.diagnoses[0];
+  CHECK(d.failure->id == "row-remap-pending");
+  CHECK(d.host == "gpu-node-017");
+  CHECK(d.gpu.pci == "0000:3b:00.0");
+  CHECK(d.evidence.size() == 2);
+  CHECK(d.occurrences == 2);
+  CHECK(has_note(d, "Also fits ecc-dbe"));
+  CHECK(d.missing.size() == 1);  // no dump was given
+  CHECK(d.fix[0].find("nvidia-smi -r -i 0000:3b:00.0") != std::string::npos);
+}
+
+TEST_CASE("a kernel line and a dump of the same GPU join: the dump names serial and product") {
+  LogFolder logs;
+  logs.Write(
+      "kern.log",
+      "Mar  5 10:12:33 gpu-node-017 kernel: NVRM: Xid (PCI:0000:3b:00): 63, pid=88, name=python, "
+      "Row Remapper: New row marked for remapping, reset gpu to activate.\n");
+  logs.Write("nvidia-smi-q.txt", a100_dump("Yes"));
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 1);
+  const Diagnosis& d = analysis.diagnoses[0];
+  CHECK(d.failure->id == "row-remap-pending");
+  CHECK(d.host == "gpu-node-017");
+  CHECK(d.gpu.serial == "1323120035212");
+  CHECK(d.gpu.product == "NVIDIA A100-SXM4-80GB");
+  CHECK(d.gpu.index == 2);
+  CHECK(d.confidence > 0.95);
+  CHECK(d.missing.empty());
+  // The dump's own line is evidence, with its line number.
+  CHECK(std::any_of(d.evidence.begin(), d.evidence.end(), [](const Evidence& e) {
+    return e.text.find("Pending") != std::string::npos && e.line == 15;
+  }));
+}
+
+TEST_CASE("Xid 63 without its wording is read by the product's generation") {
+  const std::string line =
+      "[ 77.000000] NVRM: Xid (PCI:0000:3b:00): 63, ECC page retirement or row remapping recording "
+      "event\n";
+  SUBCASE("V100: page retirement") {
+    LogFolder logs;
+    logs.Write("dmesg", line);
+    logs.Write("smi.txt", a100_dump("No", "Tesla V100-SXM2-32GB"));
+    const Analysis analysis = run({logs.path()});
+    REQUIRE_FALSE(analysis.diagnoses.empty());
+    CHECK(analysis.diagnoses[0].failure->id == "page-retirement-pending");
+    CHECK(has_note(analysis.diagnoses[0], "the GPU is a Tesla V100-SXM2-32GB"));
+  }
+  SUBCASE("unknown product: row remapping assumed, and said so") {
+    LogFolder logs;
+    logs.Write("dmesg", line);
+    const Analysis analysis = run({logs.path()});
+    REQUIRE(analysis.diagnoses.size() == 1);
+    CHECK(analysis.diagnoses[0].failure->id == "row-remap-pending");
+    CHECK(has_note(analysis.diagnoses[0], "row-remapping assumed"));
+  }
+}
+
+TEST_CASE("a later dump that reads Pending: No outranks the old Xid 63") {
+  LogFolder logs;
+  logs.Write(
+      "kern.log",
+      "[Sun Mar  3 10:12:33 2024] NVRM: Xid (PCI:0000:3b:00): 63, Row Remapper: New row marked for "
+      "remapping, reset gpu to activate.\n");
+  logs.Write("nvidia-smi-q.txt", a100_dump("No"));  // taken on Mar 4
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 1);
+  const Diagnosis& d = analysis.diagnoses[0];
+  CHECK(d.failure->id == "row-remap-event");
+  CHECK(has_note(d, "row-remap-pending"));
+}
+
+TEST_CASE("the job's CUDA ECC error is collateral to the GPU's contained ECC error") {
+  LogFolder logs;
+  logs.Write(
+      "node1/dmesg",
+      "[ 100.000000] NVRM: Xid (PCI:0000:4e:00): 94, pid=2231, name=python, Contained: SM (0x1). "
+      "RST: No, D-RST: No\n");
+  logs.Write("node1/train.log",
+             "[rank3]: RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 2);
+  CHECK(analysis.diagnoses[0].failure->id == "ecc-contained");
+  CHECK(analysis.diagnoses[0].host == "node1");  // from the folder name
+  CHECK(analysis.diagnoses[0].role == "initiating");
+  CHECK(analysis.diagnoses[1].failure->id == "cuda-ecc-error");
+  CHECK(analysis.diagnoses[1].role == "collateral");
+  CHECK(analysis.diagnoses[1].caused_by == 1);
+}
+
+TEST_CASE("the same PCI address on two hosts is two GPUs") {
+  LogFolder logs;
+  const std::string xid =
+      " kernel: NVRM: Xid (PCI:0000:07:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen "
+      "off the bus.\n";
+  logs.Write("kern.log", "Mar  5 10:12:33 node-a" + xid + "Mar  5 10:14:00 node-b" + xid);
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 2);
+  CHECK(analysis.diagnoses[0].failure->id == "gpu-off-bus");
+  CHECK(analysis.diagnoses[0].host != analysis.diagnoses[1].host);
+}
+
+TEST_CASE("a remap failure outranks everything else on the node") {
+  LogFolder logs;
+  logs.Write(
+      "dmesg",
+      "[ 10.0] NVRM: Xid (PCI:0000:0f:00): 92, Disabling ECC single-bit error interrupts in "
+      "framebuffer at logical partition 2, due to high error rate\n"
+      "[ 20.0] NVRM: Xid (PCI:0000:b7:00): 64, Row Remapper Error: (0x3f1a2c0) - All reserved "
+      "rows for bank are remapped\n");
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 2);
+  CHECK(analysis.diagnoses[0].failure->id == "row-remap-failure");
+  CHECK(analysis.diagnoses[0].failure->severity == Severity::kCritical);
+  CHECK(analysis.diagnoses[1].failure->id == "ecc-sbe-rate");
+  CHECK(analysis.diagnoses[0].first_seen.iso() == "+20.000000s");
+}
+
+TEST_CASE("a healthy dump gives no diagnosis") {
+  LogFolder logs;
+  std::string dump = a100_dump("No");
+  dump.replace(dump.find("Uncorrectable Error               : 1"), 37,
+               "Uncorrectable Error               : 0");
+  logs.Write("nvidia-smi-q.txt", dump);
+  const Analysis analysis = run({logs.path()});
+  CHECK(analysis.diagnoses.empty());
+  CHECK(analysis.states.size() == 1);
+}

@@ -1,0 +1,46 @@
+#include "model/model.h"
+
+#include <doctest/doctest.h>
+
+using faultline::normalize_pci;
+using faultline::Timestamp;
+
+TEST_CASE("normalize_pci: every spelling of one GPU is the same address") {
+  CHECK(normalize_pci("PCI:0000:3b:00") == "0000:3b:00.0");
+  CHECK(normalize_pci("0000:3b:00") == "0000:3b:00.0");
+  CHECK(normalize_pci("00000000:3B:00.0") == "0000:3b:00.0");
+  CHECK(normalize_pci("0000:2b:00.0") == "0000:2b:00.0");
+  CHECK(normalize_pci("00000001:00:00.0") == "0001:00:00.0");
+  CHECK(normalize_pci("0018:01:00") == "0018:01:00.0");
+  CHECK(normalize_pci("3b:00.1") == "0000:3b:00.1");
+}
+
+TEST_CASE("normalize_pci: NCCL's packed busId") {
+  CHECK(normalize_pci("3b000") == "0000:3b:00.0");
+  CHECK(normalize_pci("bd000") == "0000:bd:00.0");
+  CHECK(normalize_pci("13b000") == "0001:3b:00.0");
+}
+
+TEST_CASE("normalize_pci: rejects what is no address") {
+  CHECK(normalize_pci("") == "");
+  CHECK(normalize_pci("GPU-3f2a91c0") == "");
+  CHECK(normalize_pci("0000:3b") == "");
+  CHECK(normalize_pci("0000:3b:00:0") == "");
+  CHECK(normalize_pci("12") == "");
+}
+
+TEST_CASE("Timestamp::iso") {
+  CHECK(Timestamp().iso() == "");
+  CHECK(Timestamp::BootRelative(1234.56789).iso() == "+1234.567890s");
+  CHECK(Timestamp::Absolute(1709633553, 0).iso() == "2024-03-05T10:12:33+00:00");
+  CHECK(Timestamp::Absolute(1709633553.25, std::nullopt).iso() == "2024-03-05T10:12:33.250000");
+  // The offset is shown as the input stated it; the seconds stay UTC.
+  CHECK(Timestamp::Absolute(1709633553, 120).iso() == "2024-03-05T12:12:33+02:00");
+  CHECK(Timestamp::Absolute(1709633553, -300).iso() == "2024-03-05T05:12:33-05:00");
+}
+
+TEST_CASE("comparable: only timestamps of one kind order") {
+  CHECK(comparable(Timestamp::BootRelative(1), Timestamp::BootRelative(2)));
+  CHECK_FALSE(comparable(Timestamp::BootRelative(1), Timestamp::Absolute(2, 0)));
+  CHECK_FALSE(comparable(Timestamp(), Timestamp()));
+}

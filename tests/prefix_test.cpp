@@ -1,0 +1,71 @@
+#include "sniff/prefix.h"
+
+#include <doctest/doctest.h>
+
+using faultline::find_year;
+using faultline::parse_prefix;
+using faultline::Timestamp;
+using faultline::unix_seconds;
+
+TEST_CASE("unix_seconds") {
+  CHECK(unix_seconds(1970, 1, 1, 0, 0, 0) == 0);
+  CHECK(unix_seconds(2024, 3, 5, 10, 12, 33) == 1709633553);
+  CHECK(unix_seconds(2000, 2, 29, 0, 0, 0) == 951782400);
+}
+
+TEST_CASE("raw dmesg: seconds since boot") {
+  auto p = parse_prefix("[  219.470994] ", 2024);
+  CHECK(p.time.kind == Timestamp::Kind::kBootRelative);
+  CHECK(p.time.seconds == doctest::Approx(219.470994));
+  CHECK(p.host.empty());
+}
+
+TEST_CASE("dmesg -T: wall clock without a zone") {
+  auto p = parse_prefix("[Sat Jul 11 05:52:47 2026] ", 1999);
+  CHECK(p.time.kind == Timestamp::Kind::kAbsolute);
+  CHECK(p.time.iso() == "2026-07-11T05:52:47");
+  CHECK(parse_prefix("[Tue Mar  5 10:12:33 2024] ", 1999).time.iso() == "2024-03-05T10:12:33");
+}
+
+TEST_CASE("syslog and journalctl short: the year comes from the caller, the host from the line") {
+  auto p = parse_prefix("Dec  2 11:38:47 worker4 kernel: [  219.470994] ", 2025);
+  CHECK(p.time.iso() == "2025-12-02T11:38:47");
+  CHECK(p.host == "worker4");
+  REQUIRE(p.boot_seconds);
+  CHECK(*p.boot_seconds == doctest::Approx(219.470994));
+
+  auto journal = parse_prefix("Aug 10 15:36:05 gpu-node-a kernel: ", 2026);
+  CHECK(journal.host == "gpu-node-a");
+  CHECK(journal.time.iso() == "2026-08-10T15:36:05");
+
+  auto hostless = parse_prefix("May 18 19:02:39 kernel: ", 2026);
+  CHECK(hostless.host.empty());
+  CHECK(hostless.time.known());
+}
+
+TEST_CASE("ISO 8601: RFC 3339 syslog, dmesg --time-format iso, a collector's prefix") {
+  auto rfc = parse_prefix(
+      "2025-07-23T20:41:46.835238+02:00 ThreadripperIntern kernel: [614950.716345] ", 0);
+  CHECK(rfc.host == "ThreadripperIntern");
+  CHECK(rfc.time.iso() == "2025-07-23T20:41:46.835238+02:00");
+  CHECK(rfc.time.seconds == doctest::Approx(unix_seconds(2025, 7, 23, 18, 41, 46.835238)));
+
+  auto decode = parse_prefix("kern  :warn  : 2025-01-21T04:41:44,283302+00:00 ", 0);
+  CHECK(decode.time.iso() == "2025-01-21T04:41:44.283302+00:00");
+  CHECK(decode.host.empty());
+
+  auto collector = parse_prefix("10.0.0.5: kern: warning: [2026-04-22T21:26:20.599Z]: ", 0);
+  CHECK(collector.time.iso() == "2026-04-22T21:26:20.599000+00:00");
+}
+
+TEST_CASE("an unknown prefix leaves the time unknown") {
+  CHECK_FALSE(parse_prefix("root@gpu-node-042:~# ", 2026).time.known());
+  CHECK_FALSE(parse_prefix("", 2026).time.known());
+  CHECK_FALSE(parse_prefix("Foo 12 10:00:00 host kernel: ", 2026).time.known());
+}
+
+TEST_CASE("find_year") {
+  CHECK(find_year("[Sat Jul 11 05:52:47 2026] ") == 2026);
+  CHECK(find_year("2025-01-21T04:41:44,283302+00:00 ") == 2025);
+  CHECK_FALSE(find_year("Aug 10 15:36:05 gpu-node-a kernel: "));
+}
