@@ -1,0 +1,388 @@
+// Raw input and the decoders of gzip, bzip2, xz and zstd.
+//
+// The decoders use the C libraries directly rather than Boost.Iostreams filters: Boost 1.74
+// reports a truncated gzip, bzip2 or xz stream by throwing from read(), which discards all the
+// text decoded during that call (up to the whole request, so the last lines before the cut,
+// often the most telling ones), and its zstd filter ends a truncated stream as if it were
+// complete.
+#include "source/decode.h"
+
+#include <bzlib.h>
+#include <fcntl.h>
+#include <lzma.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+#include <utility>
+
+namespace faultline::source_internal {
+namespace {
+
+constexpr size_t kInputBytes = 256 * 1024;
+// Enough for any xz preset (-9 needs 65 MiB); a stream that asks for more is refused.
+constexpr uint64_t kXzMemoryLimit = uint64_t{512} << 20;
+
+std::string ErrnoMessage(int error) {
+  return std::generic_category().message(error);
+}
+
+// The loop every format shares: refill compressed input, decode it, and tell a stream that
+// ended cleanly from one that was cut short or is corrupt. Formats that allow concatenation
+// (gzip members, bzip2 streams, zstd frames) end cleanly only between two of their units.
+class Decoder : public ByteStream {
+ public:
+  Decoder(std::string_view format, std::unique_ptr<ByteStream> input)
+      : format_(format), input_(std::move(input)), buffer_(new char[kInputBytes]) {}
+
+  size_t Read(char* data, size_t size) final;
+  const std::string& error() const final { return error_; }
+
+ protected:
+  enum class Step { kOk, kEnd, kError };
+
+  // Decodes from [*in, in_end) into [*out, out_end), advancing both. `finish`: no input
+  // follows in_end. Returns kEnd when a unit (member, stream, frame) is complete, and kError
+  // with *why set when the data is corrupt.
+  virtual Step Decode(const char** in, const char* in_end, char** out, char* out_end, bool finish,
+                      std::string* why) = 0;
+  // Prepares for a further unit after kEnd.
+  virtual void Restart() {}
+
+ private:
+  void Refill();
+  void Fail(std::string reason) {
+    error_ = std::move(reason);
+    done_ = true;
+  }
+
+  std::string_view format_;
+  std::unique_ptr<ByteStream> input_;
+  std::unique_ptr<char[]> buffer_;
+  const char* begin_ = nullptr;  // unread compressed input in buffer_
+  const char* end_ = nullptr;
+  bool input_done_ = false;
+  bool at_boundary_ = false;  // a unit ended and nothing of another has been read
+  bool done_ = false;
+  std::string error_;
+};
+
+void Decoder::Refill() {
+  size_t got = input_->Read(buffer_.get(), kInputBytes);
+  begin_ = buffer_.get();
+  end_ = begin_ + got;
+  if (got > 0) return;
+  input_done_ = true;
+  if (!input_->error().empty()) Fail(input_->error());
+}
+
+size_t Decoder::Read(char* data, size_t size) {
+  char* out = data;
+  char* const out_end = data + size;
+  while (!done_ && out < out_end) {
+    if (begin_ == end_ && !input_done_) {
+      // Hand over what is decoded before waiting for more input (stdin may be a live pipe).
+      if (out > data) break;
+      Refill();
+      continue;
+    }
+    if (input_done_ && begin_ == end_ && at_boundary_) {
+      done_ = true;
+      break;
+    }
+    const char* in = begin_;
+    char* const out_before = out;
+    std::string why;
+    Step step = Decode(&in, end_, &out, out_end, input_done_, &why);
+    bool progress = in != begin_ || out != out_before;
+    if (in != begin_) at_boundary_ = false;
+    begin_ = in;
+    if (step == Step::kError) {
+      Fail("corrupt " + std::string(format_) + " data (" + why + ")");
+    } else if (!progress && begin_ != end_) {
+      // Input and room for output but nothing decoded: stop rather than spin.
+      Fail("corrupt " + std::string(format_) + " data (decoder made no progress)");
+    } else if (step == Step::kEnd) {
+      at_boundary_ = true;
+      if (begin_ != end_ || !input_done_) Restart();
+    } else if (!progress && input_done_) {
+      Fail("truncated " + std::string(format_) + " stream");
+    }
+  }
+  return static_cast<size_t>(out - data);
+}
+
+class GzipDecoder final : public Decoder {
+ public:
+  explicit GzipDecoder(std::unique_ptr<ByteStream> input) : Decoder("gzip", std::move(input)) {}
+  ~GzipDecoder() override {
+    if (initialized_) inflateEnd(&stream_);
+  }
+
+  bool Init() { return initialized_ = inflateInit2(&stream_, 15 + 16) == Z_OK; }
+
+ private:
+  Step Decode(const char** in, const char* in_end, char** out, char* out_end, bool /*finish*/,
+              std::string* why) override {
+    stream_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(*in));
+    stream_.avail_in = static_cast<uInt>(in_end - *in);
+    stream_.next_out = reinterpret_cast<Bytef*>(*out);
+    stream_.avail_out = static_cast<uInt>(out_end - *out);
+    int rc = inflate(&stream_, Z_NO_FLUSH);
+    *in = reinterpret_cast<const char*>(stream_.next_in);
+    *out = reinterpret_cast<char*>(stream_.next_out);
+    if (rc == Z_STREAM_END) return Step::kEnd;
+    if (rc == Z_OK || rc == Z_BUF_ERROR) return Step::kOk;
+    *why = stream_.msg != nullptr ? stream_.msg : "zlib error " + std::to_string(rc);
+    return Step::kError;
+  }
+  // nvidia-bug-report.log.gz and `cat a.gz b.gz` hold several members; read them all.
+  void Restart() override { inflateReset(&stream_); }
+
+  z_stream stream_{};
+  bool initialized_ = false;
+};
+
+std::string Bzip2Error(int rc) {
+  switch (rc) {
+    case BZ_DATA_ERROR:
+      return "data integrity error";
+    case BZ_DATA_ERROR_MAGIC:
+      return "bad magic number";
+    case BZ_MEM_ERROR:
+      return "out of memory";
+    default:
+      return "bzip2 error " + std::to_string(rc);
+  }
+}
+
+class Bzip2Decoder final : public Decoder {
+ public:
+  explicit Bzip2Decoder(std::unique_ptr<ByteStream> input) : Decoder("bzip2", std::move(input)) {}
+  ~Bzip2Decoder() override {
+    if (initialized_) BZ2_bzDecompressEnd(&stream_);
+  }
+
+  bool Init() { return initialized_ = BZ2_bzDecompressInit(&stream_, 0, 0) == BZ_OK; }
+
+ private:
+  Step Decode(const char** in, const char* in_end, char** out, char* out_end, bool /*finish*/,
+              std::string* why) override {
+    stream_.next_in = const_cast<char*>(*in);
+    stream_.avail_in = static_cast<unsigned>(in_end - *in);
+    stream_.next_out = *out;
+    stream_.avail_out = static_cast<unsigned>(out_end - *out);
+    int rc = BZ2_bzDecompress(&stream_);
+    *in = stream_.next_in;
+    *out = stream_.next_out;
+    if (rc == BZ_STREAM_END) return Step::kEnd;
+    if (rc == BZ_OK) return Step::kOk;
+    *why = Bzip2Error(rc);
+    return Step::kError;
+  }
+  // pbzip2 and `cat a.bz2 b.bz2` write several streams; libbz2 decodes one per init.
+  void Restart() override {
+    BZ2_bzDecompressEnd(&stream_);
+    initialized_ = false;
+    Init();
+  }
+
+  bz_stream stream_{};
+  bool initialized_ = false;
+};
+
+std::string XzError(lzma_ret rc) {
+  switch (rc) {
+    case LZMA_DATA_ERROR:
+      return "compressed data is corrupt";
+    case LZMA_FORMAT_ERROR:
+      return "file format not recognized";
+    case LZMA_OPTIONS_ERROR:
+      return "unsupported options";
+    case LZMA_MEM_ERROR:
+      return "out of memory";
+    case LZMA_MEMLIMIT_ERROR:
+      return "needs more than " + std::to_string(kXzMemoryLimit >> 20) + " MiB to decode";
+    default:
+      return "lzma error " + std::to_string(static_cast<int>(rc));
+  }
+}
+
+class XzDecoder final : public Decoder {
+ public:
+  explicit XzDecoder(std::unique_ptr<ByteStream> input) : Decoder("xz", std::move(input)) {}
+  ~XzDecoder() override { lzma_end(&stream_); }
+
+  // LZMA_CONCATENATED reads every stream of `cat a.xz b.xz` and reports the end only once
+  // LZMA_FINISH says no input follows.
+  bool Init() {
+    return lzma_stream_decoder(&stream_, kXzMemoryLimit, LZMA_CONCATENATED) == LZMA_OK;
+  }
+
+ private:
+  Step Decode(const char** in, const char* in_end, char** out, char* out_end, bool finish,
+              std::string* why) override {
+    stream_.next_in = reinterpret_cast<const uint8_t*>(*in);
+    stream_.avail_in = static_cast<size_t>(in_end - *in);
+    stream_.next_out = reinterpret_cast<uint8_t*>(*out);
+    stream_.avail_out = static_cast<size_t>(out_end - *out);
+    lzma_ret rc = lzma_code(&stream_, finish ? LZMA_FINISH : LZMA_RUN);
+    *in = reinterpret_cast<const char*>(stream_.next_in);
+    *out = reinterpret_cast<char*>(stream_.next_out);
+    if (rc == LZMA_STREAM_END) return Step::kEnd;
+    if (rc == LZMA_OK || rc == LZMA_BUF_ERROR) return Step::kOk;
+    *why = XzError(rc);
+    return Step::kError;
+  }
+
+  lzma_stream stream_ = LZMA_STREAM_INIT;
+};
+
+class ZstdDecoder final : public Decoder {
+ public:
+  explicit ZstdDecoder(std::unique_ptr<ByteStream> input) : Decoder("zstd", std::move(input)) {}
+  ~ZstdDecoder() override { ZSTD_freeDStream(stream_); }
+
+  bool Init() {
+    stream_ = ZSTD_createDStream();
+    return stream_ != nullptr && !ZSTD_isError(ZSTD_initDStream(stream_));
+  }
+
+ private:
+  // ZSTD_decompressStream returns 0 exactly when a frame is complete and flushed, and goes on
+  // to the next frame by itself.
+  Step Decode(const char** in, const char* in_end, char** out, char* out_end, bool /*finish*/,
+              std::string* why) override {
+    ZSTD_inBuffer input{*in, static_cast<size_t>(in_end - *in), 0};
+    ZSTD_outBuffer output{*out, static_cast<size_t>(out_end - *out), 0};
+    size_t rc = ZSTD_decompressStream(stream_, &output, &input);
+    *in += input.pos;
+    *out += output.pos;
+    if (ZSTD_isError(rc)) {
+      *why = ZSTD_getErrorName(rc);
+      return Step::kError;
+    }
+    return rc == 0 ? Step::kEnd : Step::kOk;
+  }
+
+  ZSTD_DStream* stream_ = nullptr;
+};
+
+template <typename D>
+std::unique_ptr<ByteStream> Start(std::unique_ptr<ByteStream> input, std::string* error) {
+  auto decoder = std::make_unique<D>(std::move(input));
+  if (decoder->Init()) return decoder;
+  *error = "cannot start the decoder (out of memory)";
+  return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<FileInput> FileInput::Open(const std::string& path, std::string* error) {
+  if (path == "-") return std::unique_ptr<FileInput>(new FileInput(STDIN_FILENO, false));
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = path + ": " + ErrnoMessage(errno);
+    return nullptr;
+  }
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+    int reason = S_ISDIR(info.st_mode) ? EISDIR : errno;
+    ::close(fd);
+    *error = path + ": " + ErrnoMessage(reason);
+    return nullptr;
+  }
+  return std::unique_ptr<FileInput>(new FileInput(fd, true));
+}
+
+FileInput::~FileInput() {
+  if (owned_) ::close(fd_);
+}
+
+std::string_view FileInput::Peek(size_t size) {
+  size_t have = head_.size();
+  if (have >= size) return std::string_view(head_).substr(0, size);
+  head_.resize(size);
+  while (have < size) {
+    size_t got = ReadFd(head_.data() + have, size - have);
+    if (got == 0) break;
+    have += got;
+  }
+  head_.resize(have);
+  return head_;
+}
+
+size_t FileInput::Read(char* data, size_t size) {
+  if (head_.empty()) return ReadFd(data, size);
+  size_t n = std::min(size, head_.size());
+  std::memcpy(data, head_.data(), n);
+  head_.erase(0, n);
+  return n;
+}
+
+size_t FileInput::ReadFd(char* data, size_t size) {
+  if (!error_.empty()) return 0;
+  while (true) {
+    ssize_t got = ::read(fd_, data, size);
+    if (got >= 0) return static_cast<size_t>(got);
+    if (errno != EINTR) {
+      error_ = "read failed (" + ErrnoMessage(errno) + ")";
+      return 0;
+    }
+  }
+}
+
+Compression SniffCompression(std::string_view head) {
+  auto starts = [head](std::string_view magic) { return head.substr(0, magic.size()) == magic; };
+  if (starts("\x1f\x8b")) return Compression::kGzip;
+  // "BZh" and the block size digit: a text line may well start with "BZh".
+  if (starts("BZh") && head.size() > 3 && head[3] >= '1' && head[3] <= '9') {
+    return Compression::kBzip2;
+  }
+  if (starts(std::string_view("\xfd"
+                              "7zXZ\0",
+                              6)))
+    return Compression::kXz;
+  if (starts("\x28\xb5\x2f\xfd")) return Compression::kZstd;
+  return Compression::kNone;
+}
+
+std::string_view CompressionName(Compression compression) {
+  switch (compression) {
+    case Compression::kGzip:
+      return "gzip";
+    case Compression::kBzip2:
+      return "bzip2";
+    case Compression::kXz:
+      return "xz";
+    case Compression::kZstd:
+      return "zstd";
+    case Compression::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::unique_ptr<ByteStream> MakeDecoder(Compression compression, std::unique_ptr<ByteStream> input,
+                                        std::string* error) {
+  switch (compression) {
+    case Compression::kGzip:
+      return Start<GzipDecoder>(std::move(input), error);
+    case Compression::kBzip2:
+      return Start<Bzip2Decoder>(std::move(input), error);
+    case Compression::kXz:
+      return Start<XzDecoder>(std::move(input), error);
+    case Compression::kZstd:
+      return Start<ZstdDecoder>(std::move(input), error);
+    case Compression::kNone:
+      break;
+  }
+  return input;
+}
+
+}  // namespace faultline::source_internal

@@ -1,0 +1,57 @@
+// Private to lib/source: raw input and the decoders of each compression format.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace faultline::source_internal {
+
+// A stream of bytes. Read() returns 0 at the end; error() then says whether the end came early.
+class ByteStream {
+ public:
+  virtual ~ByteStream() = default;
+  // Reads up to `size` bytes into `data`; returns how many (0 at the end or on an error).
+  virtual size_t Read(char* data, size_t size) = 0;
+  // Empty, or why the stream stopped early, without the path ("truncated gzip stream").
+  virtual const std::string& error() const = 0;
+};
+
+// The bytes of a file or of standard input ("-").
+class FileInput final : public ByteStream {
+ public:
+  // Returns nullptr on failure and sets *error to "PATH: reason".
+  static std::unique_ptr<FileInput> Open(const std::string& path, std::string* error);
+  ~FileInput() override;
+  FileInput(const FileInput&) = delete;
+  FileInput& operator=(const FileInput&) = delete;
+
+  // Up to `size` leading bytes, left to be read again; fewer only at the end of the input.
+  std::string_view Peek(size_t size);
+  size_t Read(char* data, size_t size) override;
+  const std::string& error() const override { return error_; }
+
+ private:
+  FileInput(int fd, bool owned) : fd_(fd), owned_(owned) {}
+  size_t ReadFd(char* data, size_t size);
+
+  int fd_;
+  bool owned_;        // false for standard input, which is not ours to close
+  std::string head_;  // peeked bytes not yet read
+  std::string error_;
+};
+
+enum class Compression { kNone, kGzip, kBzip2, kXz, kZstd };
+
+// Recognises a format from the first bytes of an input.
+Compression SniffCompression(std::string_view head);
+// "none", "gzip", "bzip2", "xz" or "zstd".
+std::string_view CompressionName(Compression compression);
+
+// Wraps `input` in the decoder of `compression` (or returns it as is for kNone). Returns nullptr
+// and sets *error (without the path) if the decoder cannot start.
+std::unique_ptr<ByteStream> MakeDecoder(Compression compression, std::unique_ptr<ByteStream> input,
+                                        std::string* error);
+
+}  // namespace faultline::source_internal

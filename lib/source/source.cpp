@@ -1,0 +1,266 @@
+#include "source/source.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include "source/decode.h"
+
+namespace faultline {
+namespace {
+
+using source_internal::ByteStream;
+using source_internal::Compression;
+
+namespace fs = std::filesystem;
+
+constexpr size_t kBufferBytes = 256 * 1024;
+// A partial line (at most kMaxLineBytes plus "\r\n") stays in the buffer while more is read.
+static_assert(kBufferBytes >= 2 * (kMaxLineBytes + 2));
+// Leading decoded bytes that decide whether an input is text.
+constexpr size_t kSniffBytes = 4096;
+// The longest magic number (xz).
+constexpr size_t kMagicBytes = 6;
+
+// Length of the UTF-8 sequence that starts `s`, or 0 if none does. A sequence cut short by the
+// end of `s` counts: the sniffed prefix may end inside one.
+size_t Utf8Length(std::string_view s) {
+  auto lead = static_cast<unsigned char>(s[0]);
+  size_t length = 0;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+  } else {
+    return 0;
+  }
+  length = std::min(length, s.size());
+  for (size_t i = 1; i < length; ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) return 0;
+  }
+  return length;
+}
+
+// Control characters that text logs do contain: whitespace, backspace and ESC (ANSI colours).
+bool IsTextControl(unsigned char c) {
+  return (c >= '\b' && c <= '\r') || c == 0x1b;
+}
+
+// Binary if `head` holds a NUL byte, or if more than 30% of it is control characters or
+// bytes that are not UTF-8.
+bool LooksBinary(std::string_view head) {
+  if (head.find('\0') != std::string_view::npos) return true;
+  size_t odd = 0;
+  for (size_t i = 0; i < head.size();) {
+    auto c = static_cast<unsigned char>(head[i]);
+    size_t length = 1;
+    if (c >= 0x80) {
+      length = std::max<size_t>(Utf8Length(head.substr(i)), 1);
+      if (length == 1) ++odd;
+    } else if ((c < 0x20 && !IsTextControl(c)) || c == 0x7f) {
+      ++odd;
+    }
+    i += length;
+  }
+  return odd * 10 > head.size() * 3;
+}
+
+std::string Plural(uint64_t count, std::string_view noun) {
+  return std::to_string(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
+}
+
+class LineReaderImpl final : public LineReader {
+ public:
+  LineReaderImpl(std::string path, Compression compression, std::unique_ptr<ByteStream> stream)
+      : path_(std::move(path)),
+        compression_(source_internal::CompressionName(compression)),
+        stream_(std::move(stream)),
+        buffer_(new char[kBufferBytes]) {}
+
+  bool Next(Line* line) override;
+
+  const std::string& path() const override { return path_; }
+  std::string_view compression() const override { return compression_; }
+  uint64_t bytes() const override { return bytes_; }
+  uint64_t lines() const override { return lines_; }
+  uint64_t cut_lines() const override { return cut_lines_; }
+  const std::string& error() const override { return error_; }
+
+ private:
+  void CheckText();
+  void Fill();
+  bool Yield(size_t length, size_t consumed, Line* line);
+
+  std::string path_;
+  std::string_view compression_;
+  std::unique_ptr<ByteStream> stream_;
+  std::unique_ptr<char[]> buffer_;
+  size_t begin_ = 0;  // unread text is buffer_[begin_, end_)
+  size_t end_ = 0;
+  bool checked_ = false;
+  bool binary_ = false;
+  bool stream_done_ = false;
+  bool skipping_ = false;  // dropping the rest of a line cut at kMaxLineBytes
+  uint64_t bytes_ = 0;
+  uint64_t lines_ = 0;
+  uint64_t cut_lines_ = 0;
+  std::string error_;
+};
+
+// Reads more text after the unread part, which moves to the front of the buffer first.
+void LineReaderImpl::Fill() {
+  if (begin_ > 0) {
+    std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  size_t got = stream_->Read(buffer_.get() + end_, kBufferBytes - end_);
+  end_ += got;
+  bytes_ += got;
+  if (got > 0) return;
+  stream_done_ = true;
+  if (!stream_->error().empty()) {
+    error_ = path_ + ": " + stream_->error() + " after " + Plural(lines_, "line");
+  }
+}
+
+void LineReaderImpl::CheckText() {
+  checked_ = true;
+  while (end_ < kSniffBytes && !stream_done_) Fill();
+  binary_ = LooksBinary(std::string_view(buffer_.get(), std::min(end_, kSniffBytes)));
+  if (binary_) error_ = path_ + ": binary data, not a text log";
+}
+
+// Yields the `length` bytes at begin_ as a line, without a final "\r", and consumes `consumed`.
+bool LineReaderImpl::Yield(size_t length, size_t consumed, Line* line) {
+  const char* text = buffer_.get() + begin_;
+  if (length > 0 && text[length - 1] == '\r') --length;
+  if (length > kMaxLineBytes) {
+    length = kMaxLineBytes;
+    ++cut_lines_;
+  }
+  begin_ += consumed;
+  line->text = std::string_view(text, length);
+  line->number = ++lines_;
+  return true;
+}
+
+bool LineReaderImpl::Next(Line* line) {
+  if (!checked_) CheckText();
+  if (binary_) return false;
+  while (true) {
+    const char* text = buffer_.get() + begin_;
+    size_t available = end_ - begin_;
+    if (skipping_) {
+      const void* newline = std::memchr(text, '\n', available);
+      if (newline != nullptr) {
+        begin_ += static_cast<const char*>(newline) - text + 1;
+        skipping_ = false;
+        continue;
+      }
+      begin_ = end_;  // the dropped rest is never kept
+    } else {
+      // The longest line that is not cut, with its "\r\n".
+      size_t window = std::min(available, kMaxLineBytes + 2);
+      const void* newline = std::memchr(text, '\n', window);
+      if (newline != nullptr) {
+        size_t length = static_cast<const char*>(newline) - text;
+        return Yield(length, length + 1, line);
+      }
+      if (window == kMaxLineBytes + 2) {
+        skipping_ = true;
+        return Yield(window, window, line);
+      }
+      // A damaged last line of a truncated or corrupt stream is not yielded.
+      if (stream_done_) return available > 0 && error_.empty() && Yield(available, available, line);
+    }
+    if (stream_done_) return false;
+    Fill();
+  }
+}
+
+// Adds the entries of `dir` (sorted, hidden ones left out) and of its subfolders to *inputs.
+void Walk(const fs::path& dir, std::set<fs::path>* visited, std::vector<std::string>* inputs,
+          std::vector<std::string>* warnings) {
+  std::error_code ec;
+  fs::path canonical = fs::canonical(dir, ec);
+  if (ec) {
+    warnings->push_back(dir.string() + ": " + ec.message());
+    return;
+  }
+  // A symlink back to a folder already listed would recurse forever.
+  if (!visited->insert(canonical).second) return;
+
+  std::vector<fs::path> entries;
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->path().filename().string().starts_with('.')) continue;
+    entries.push_back(it->path());
+  }
+  if (ec) {
+    warnings->push_back(dir.string() + ": " + ec.message());
+    return;
+  }
+  std::sort(entries.begin(), entries.end());
+
+  for (const fs::path& entry : entries) {
+    fs::file_status status = fs::status(entry, ec);
+    if (ec) {
+      warnings->push_back(entry.string() + ": " + ec.message());
+    } else if (fs::is_directory(status)) {
+      Walk(entry, visited, inputs, warnings);
+    } else if (fs::is_regular_file(status)) {
+      // Only regular files: a FIFO or socket found in a folder could block forever.
+      inputs->push_back(entry.string());
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<LineReader> LineReader::Open(const std::string& path, std::string* error) {
+  auto input = source_internal::FileInput::Open(path, error);
+  if (input == nullptr) return nullptr;
+  std::string_view head = input->Peek(kMagicBytes);
+  if (!input->error().empty()) {
+    *error = path + ": " + input->error();
+    return nullptr;
+  }
+  Compression compression = source_internal::SniffCompression(head);
+  std::string why;
+  auto stream = source_internal::MakeDecoder(compression, std::move(input), &why);
+  if (stream == nullptr) {
+    *error = path + ": " + why;
+    return nullptr;
+  }
+  return std::make_unique<LineReaderImpl>(path, compression, std::move(stream));
+}
+
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args,
+                                       std::vector<std::string>* warnings) {
+  std::vector<std::string> inputs;
+  std::set<fs::path> visited;
+  for (const std::string& arg : args) {
+    if (arg == "-") {
+      inputs.push_back(arg);
+      continue;
+    }
+    std::error_code ec;
+    fs::file_status status = fs::status(arg, ec);
+    if (ec) {
+      warnings->push_back(arg + ": " + ec.message());
+    } else if (fs::is_directory(status)) {
+      Walk(arg, &visited, &inputs, warnings);
+    } else {
+      inputs.push_back(arg);
+    }
+  }
+  return inputs;
+}
+
+}  // namespace faultline

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# End-to-end tests of the faultline binary: golden diagnoses of samples/, stdin, bad inputs,
+# exit codes. Usage: cli_test.sh FAULTLINE_BINARY SOURCE_DIR
+set -uo pipefail
+
+faultline=$1
+root=$2
+samples=$root/samples
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+passed=0
+failed=0
+check() {  # check NAME CONDITION...
+  local name=$1
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name" >&2
+  fi
+}
+
+# --- Golden: each samples/<name>/ is diagnosed as samples/<name>.expected.json says. ---
+for expected in "$samples"/*.expected.json; do
+  name=$(basename "$expected" .expected.json)
+  folder=$samples/$name
+  "$faultline" diagnose --format json "$folder" >"$scratch/$name.json" 2>"$scratch/$name.err"
+  code=$?
+  check "$name: exit code" test "$code" = "$(jq -r .exit_code "$expected")"
+  check "$name: valid JSON" jq -e '.schema == "faultline/diagnosis/v1"' "$scratch/$name.json" >/dev/null
+  check "$name: no warnings" test ! -s "$scratch/$name.err"
+  if jq -e 'has("top")' "$expected" >/dev/null; then
+    for field in id class; do
+      check "$name: top $field" test "$(jq -r ".diagnoses[0].$field" "$scratch/$name.json")" = \
+        "$(jq -r ".top.$field" "$expected")"
+    done
+    for field in host gpu serial; do
+      key=$field
+      [[ $field == serial ]] && key=gpu_serial
+      check "$name: top $field" test "$(jq -r ".diagnoses[0].subject.$key" "$scratch/$name.json")" = \
+        "$(jq -r ".top.$field" "$expected")"
+    done
+    check "$name: a fix names the GPU" jq -e --arg gpu "$(jq -r .top.gpu "$expected")" \
+      '[.diagnoses[0].fix[] | contains($gpu)] | any' "$scratch/$name.json" >/dev/null
+    check "$name: a verify command" jq -e '.diagnoses[0].verify | length > 0' "$scratch/$name.json" >/dev/null
+  fi
+  if jq -e 'has("max_severity")' "$expected" >/dev/null; then
+    check "$name: nothing above $(jq -r .max_severity "$expected")" jq -e \
+      '[.diagnoses[].severity | select(. == "warning" or . == "error" or . == "critical")] | length == 0' \
+      "$scratch/$name.json" >/dev/null
+  fi
+  # The text report runs too and names the same top diagnosis.
+  "$faultline" diagnose "$folder" >"$scratch/$name.txt" 2>&1
+  if jq -e 'has("top")' "$expected" >/dev/null; then
+    check "$name: text report" grep -q "^1\. [A-Z]*  $(jq -r .top.id "$expected")  " "$scratch/$name.txt"
+  fi
+done
+
+# --- A pasted log on stdin is diagnosed as the same file given by path. ---
+pick=$(ls "$samples"/*/kern.log "$samples"/*/dmesg.txt 2>/dev/null | head -n 1)
+if [[ -n $pick ]]; then
+  "$faultline" diagnose --format json "$pick" | jq -S '.diagnoses | map(del(.evidence[].path))' >"$scratch/path.json"
+  "$faultline" diagnose --format json - <"$pick" | jq -S '.diagnoses | map(del(.evidence[].path))' >"$scratch/stdin.json"
+  check "stdin equals path" cmp -s "$scratch/path.json" "$scratch/stdin.json"
+  check "stdin without '-'" bash -c "'$faultline' diagnose --format json <'$pick' | jq -e '.inputs[0].path == \"-\"' >/dev/null"
+fi
+
+# --- Bad inputs next to a good one: one warning each, the good one still diagnosed. ---
+good=$scratch/good.log
+printf '%s\n' 'Mar  5 10:12:33 gpu-node-9 kernel: NVRM: Xid (PCI:0000:b7:00): 64, pid=1, name=python, Row Remapper Error: (0x3f1a2c0) - All reserved rows for bank are remapped' >"$good"
+seq 1 20000 | sed 's/^/[ 1.0] filler line /' | gzip -c | head -c 20000 >"$scratch/cut.log.gz"
+head -c 8192 /dev/urandom >"$scratch/junk.bin"
+printf '\0\0\0ELF' >>"$scratch/junk.bin"
+"$faultline" diagnose --format json "$scratch/cut.log.gz" "$scratch/junk.bin" "$scratch/missing.log" "$good" \
+  >"$scratch/mixed.json" 2>"$scratch/mixed.err"
+code=$?
+check "mixed: exit 1 (found a critical)" test "$code" = 1
+check "mixed: good file diagnosed" jq -e '.diagnoses[0].id == "row-remap-failure"' "$scratch/mixed.json" >/dev/null
+check "mixed: three warnings" test "$(wc -l <"$scratch/mixed.err")" = 3
+check "mixed: truncated gzip named" grep -q "cut.log.gz.*truncated" "$scratch/mixed.err"
+check "mixed: binary named" grep -q "junk.bin.*binary" "$scratch/mixed.err"
+check "mixed: missing named" grep -q "missing.log" "$scratch/mixed.err"
+
+# --- Nothing readable: exit 2 with a reason. ---
+"$faultline" diagnose "$scratch/missing.log" "$scratch/junk.bin" >/dev/null 2>"$scratch/none.err"
+check "nothing readable: exit 2" test $? = 2
+check "nothing readable: says so" grep -q "no input could be read" "$scratch/none.err"
+
+# --- --fail-on and the healthy case. ---
+"$faultline" diagnose --fail-on never "$good" >/dev/null
+check "--fail-on never: exit 0" test $? = 0
+"$faultline" diagnose --fail-on bogus "$good" >/dev/null 2>&1
+check "bad flag value: exit 2" test $? = 2
+
+# --- An invalid signature table stops the run with its file and line. ---
+mkdir -p "$scratch/sigs"
+printf '{\n  "signatures": [\n    {"id": "x", "pattern": "(unclosed"}\n  ]\n}\n' >"$scratch/sigs/bad.json"
+"$faultline" diagnose --signatures "$scratch/sigs" "$good" >/dev/null 2>"$scratch/sigs.err"
+check "bad table: exit 2" test $? = 2
+check "bad table: names the file" grep -q "bad.json: signature x: pattern does not compile" "$scratch/sigs.err"
+
+# --- Catalog commands. ---
+check "signatures check" "$faultline" signatures check >/dev/null
+check "signatures list --patterns" bash -c "'$faultline' signatures list --patterns | grep -q 'NVRM: Xid'"
+
+# --- Piped into head: no error spew when the reader goes away. ---
+"$faultline" scan "$good" "$good" "$good" 2>"$scratch/pipe.err" | head -n 1 >/dev/null
+check "scan | head: quiet" test ! -s "$scratch/pipe.err"
+
+echo "$passed passed, $failed failed"
+test "$failed" = 0
