@@ -216,3 +216,15 @@ TEST_CASE("a healthy dump gives no diagnosis") {
   CHECK(analysis.diagnoses.empty());
   CHECK(analysis.states.size() == 1);
 }
+
+TEST_CASE("a syslog date takes its year from a full date elsewhere in the run") {
+  LogFolder logs;
+  logs.Write(
+      "kern.log",
+      "Mar  5 10:12:33 gpu-node-017 kernel: NVRM: Xid (PCI:0000:3b:00): 63, pid=88, name=python, "
+      "Row Remapper: New row marked for remapping, reset gpu to activate.\n");
+  logs.Write("nvidia-smi-q.txt", a100_dump("Yes"));  // Timestamp: Mar 4 2024
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].last_seen.iso() == "2024-03-05T10:12:33");
+}

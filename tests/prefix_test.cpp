@@ -69,3 +69,12 @@ TEST_CASE("find_year") {
   CHECK(find_year("2025-01-21T04:41:44,283302+00:00 ") == 2025);
   CHECK_FALSE(find_year("Aug 10 15:36:05 gpu-node-a kernel: "));
 }
+
+TEST_CASE("syslog dates are marked year_assumed and can be moved to another year") {
+  auto p = parse_prefix("Nov  7 03:41:12 gpu-node-008 kernel: ", 2026);
+  CHECK(p.time.year_assumed);
+  CHECK_FALSE(parse_prefix("[Sat Jul 11 05:52:47 2026] ", 2026).time.year_assumed);
+  const Timestamp moved = faultline::with_year(p.time, 2019);
+  CHECK(moved.iso() == "2019-11-07T03:41:12");
+  CHECK(faultline::year_of(moved) == 2019);
+}

@@ -77,9 +77,8 @@ Correlation correlate(const std::vector<Event>& events, const std::vector<GpuSta
     gpu.states.push_back(&state);
   }
   // A GPU named only by identity lines (no fault, no dump) says nothing worth reporting.
-  std::erase_if(out.gpus, [](const GpuFindings& gpu) {
-    return gpu.events.empty() && gpu.states.empty();
-  });
+  std::erase_if(out.gpus,
+                [](const GpuFindings& gpu) { return gpu.events.empty() && gpu.states.empty(); });
   for (GpuFindings& gpu : out.gpus) {
     std::stable_sort(gpu.states.begin(), gpu.states.end(), state_before);
   }

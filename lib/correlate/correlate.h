@@ -13,8 +13,8 @@ namespace faultline {
 struct GpuFindings {
   std::string host;
   GpuRef gpu;  // identity merged from dumps and the driver's UUID and serial lines
-  std::vector<const Event*> events;      // faults, in input order
-  std::vector<const GpuState*> states;   // snapshots, oldest first where times allow
+  std::vector<const Event*> events;     // faults, in input order
+  std::vector<const GpuState*> states;  // snapshots, oldest first where times allow
 };
 
 struct Correlation {

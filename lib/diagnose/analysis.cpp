@@ -5,6 +5,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "sniff/prefix.h"
+
 namespace faultline {
 namespace {
 
@@ -52,6 +54,26 @@ void read_input(const std::string& path, const std::string& host, const Catalog&
   analysis->inputs.push_back(std::move(scan.input));
 }
 
+// Syslog dates name no year. Take it from the latest full date elsewhere in the run (a dump's
+// Timestamp, a dmesg -T line), so that times from different inputs line up.
+void settle_assumed_years(Analysis* analysis) {
+  std::optional<Timestamp> latest;
+  const auto consider = [&](const Timestamp& time) {
+    if (time.kind == Timestamp::Kind::kAbsolute && !time.year_assumed &&
+        (!latest || time.seconds > latest->seconds)) {
+      latest = time;
+    }
+  };
+  for (const Event& event : analysis->events) consider(event.evidence.time);
+  for (const GpuState& state : analysis->states) consider(state.time);
+  if (!latest) return;
+  const int year = year_of(*latest);
+  for (Event& event : analysis->events) {
+    Timestamp& time = event.evidence.time;
+    if (time.year_assumed) time = with_year(time, year);
+  }
+}
+
 }  // namespace
 
 bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog,
@@ -73,6 +95,7 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog) {
       read_input(path, folder ? folder_host(arg, path) : "", catalog, &analysis);
     }
   }
+  settle_assumed_years(&analysis);
   const Correlation correlation =
       correlate(analysis.events, analysis.states, identity_signatures(*catalog.signatures));
   analysis.diagnoses = diagnose(correlation, catalog.knowledge);

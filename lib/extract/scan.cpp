@@ -52,8 +52,12 @@ class EventBuilder {
     }
 
     const std::string_view prefix = line.text.substr(0, match.begin);
-    if (auto year = find_year(prefix)) year_ = *year;
-    const LinePrefix envelope = parse_prefix(prefix, year_);
+    if (auto year = find_year(prefix)) {
+      year_ = *year;
+      year_from_input_ = true;
+    }
+    LinePrefix envelope = parse_prefix(prefix, year_);
+    if (year_from_input_) envelope.time.year_assumed = false;
     event.host = envelope.host.empty() ? options_.host : envelope.host;
     event.evidence = {path_, line.number, envelope.time, std::string(line.text), signature.id};
     if (envelope.boot_seconds && envelope.time.kind == Timestamp::Kind::kAbsolute) {
@@ -66,6 +70,7 @@ class EventBuilder {
   const std::string& path_;
   const ScanOptions& options_;
   int year_;
+  bool year_from_input_ = false;  // a full date earlier in this input gave the year
   std::string last_pci_;
   uint64_t last_pci_line_ = 0;
 };

@@ -9,11 +9,11 @@
 namespace faultline {
 
 Timestamp Timestamp::Absolute(double unix_seconds, std::optional<int> utc_offset_minutes) {
-  return {Kind::kAbsolute, unix_seconds, utc_offset_minutes};
+  return {Kind::kAbsolute, unix_seconds, utc_offset_minutes, false};
 }
 
 Timestamp Timestamp::BootRelative(double seconds_since_boot) {
-  return {Kind::kBootRelative, seconds_since_boot, std::nullopt};
+  return {Kind::kBootRelative, seconds_since_boot, std::nullopt, false};
 }
 
 std::string Timestamp::iso() const {

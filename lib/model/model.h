@@ -18,6 +18,7 @@ struct Timestamp {
   Kind kind = Kind::kUnknown;
   double seconds = 0;
   std::optional<int> utc_offset_minutes;
+  bool year_assumed = false;  // a syslog date: the input named no year, so one was assumed
 
   static Timestamp Absolute(double unix_seconds, std::optional<int> utc_offset_minutes);
   static Timestamp BootRelative(double seconds_since_boot);

@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <ctime>
 
 namespace faultline {
 namespace {
@@ -139,9 +140,28 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
                      to_int({h.data(), h.size()}), to_int({mi.data(), mi.size()}),
                      to_int({s.data(), s.size()}) + fraction({frac.data(), frac.size()})),
         std::nullopt);
+    out.time.year_assumed = true;
     const size_t after = static_cast<size_t>((frac.data() ? frac.end() : s.end()) - text.data());
     if (after < prefix.size()) out.host = host_after(prefix.substr(after + 1));
   }
+  return out;
+}
+
+int year_of(const Timestamp& time) {
+  const auto t = static_cast<time_t>(std::floor(time.seconds));
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return tm.tm_year + 1900;
+}
+
+Timestamp with_year(const Timestamp& time, int year) {
+  const double whole = std::floor(time.seconds);
+  const auto t = static_cast<time_t>(whole);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  Timestamp out = time;
+  out.seconds = unix_seconds(year, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec) +
+                (time.seconds - whole);
   return out;
 }
 

@@ -20,8 +20,14 @@ struct LinePrefix {
 // dmesg -T, syslog and journalctl short ("Mar  5 10:12:33 host kernel:"), ISO 8601 (RFC 3339
 // syslog, dmesg --time-format iso, a collector's "[2026-04-22T21:26:20.599Z]") anywhere in
 // the prefix; whatever else the prefix holds is passed over and the time is then unknown.
-// Syslog dates carry no year: `year` is used for them.
+// Syslog dates carry no year: `year` is used for them and the time is marked year_assumed.
 LinePrefix parse_prefix(std::string_view prefix, int year);
+
+// The same wall-clock time in another year (for a syslog date whose year was assumed).
+Timestamp with_year(const Timestamp& time, int year);
+
+// The year of an absolute time.
+int year_of(const Timestamp& time);
 
 // The year of an absolute timestamp in `text` that states one (ISO 8601 or dmesg -T), if any.
 std::optional<int> find_year(std::string_view text);
