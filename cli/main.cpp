@@ -109,10 +109,17 @@ int run_signatures_check(const Options& options) {
   return kExitClean;
 }
 
+void add_signatures_option(CLI::App* command, Options* options) {
+  // One folder per --signatures, so that the paths after it stay inputs.
+  command
+      ->add_option("--signatures", options->signature_dirs,
+                   "A folder of extra signature tables (*.json); may be repeated")
+      ->allow_extra_args(false);
+}
+
 void add_input_options(CLI::App* command, Options* options) {
   command->add_option("paths", options->paths, "Log files, folders, or - for standard input");
-  command->add_option("--signatures", options->signature_dirs,
-                      "A folder of extra signature tables (*.json); may be repeated");
+  add_signatures_option(command, options);
 }
 
 }  // namespace
@@ -140,9 +147,9 @@ int main(int argc, char** argv) {
   signatures->require_subcommand(1);
   CLI::App* list = signatures->add_subcommand("list", "List the signatures");
   list->add_flag("--patterns", options.patterns, "Print the regular expressions, one per line");
-  list->add_option("--signatures", options.signature_dirs, "A folder of extra signature tables");
+  add_signatures_option(list, &options);
   CLI::App* check = signatures->add_subcommand("check", "Run every signature's example lines");
-  check->add_option("--signatures", options.signature_dirs, "A folder of extra signature tables");
+  add_signatures_option(check, &options);
 
   try {
     app.parse(argc, argv);
