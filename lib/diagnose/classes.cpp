@@ -3,7 +3,6 @@
 #include <re2/re2.h>
 
 #include <array>
-#include <map>
 
 namespace faultline {
 namespace {
@@ -11,6 +10,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::array<std::string_view, 4> kSeverityNames = {"info", "warning", "error", "critical"};
+// Catalog classes rank below every written class of the same severity.
+constexpr int kCatalogPriority = 3;
 
 std::string text(const json& object, const char* key) {
   auto it = object.find(key);
@@ -27,6 +28,30 @@ std::vector<std::string> texts(const json& object, const char* key) {
   return out;
 }
 
+bool flag(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+// "xid": 74 or "xid": [144, 145].
+bool parse_xids(const json& entry, std::vector<int>* xids, std::string* error) {
+  auto it = entry.find("xid");
+  if (it == entry.end()) return true;
+  if (it->is_number_integer()) {
+    xids->push_back(it->get<int>());
+    return true;
+  }
+  if (it->is_array()) {
+    for (const json& xid : *it) {
+      if (!xid.is_number_integer()) break;
+      xids->push_back(xid.get<int>());
+    }
+    if (xids->size() == it->size() && !xids->empty()) return true;
+  }
+  *error = "\"xid\" must be a number or a list of numbers";
+  return false;
+}
+
 bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
                      std::string* error) {
   if (!entry.is_object()) {
@@ -39,17 +64,18 @@ bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
   condition->equals = text(entry, "equals");
   condition->sum_with = text(entry, "sum_with");
   condition->note = text(entry, "note");
-  if (auto it = entry.find("xid"); it != entry.end() && it->is_number_integer()) {
-    condition->xid = it->get<int>();
-  }
+  condition->unlisted = flag(entry, "unlisted");
+  if (!parse_xids(entry, &condition->xids, error)) return false;
   if (auto it = entry.find("at_least"); it != entry.end() && it->is_number()) {
     condition->at_least = it->get<double>();
   }
   if (auto it = entry.find("weight"); it != entry.end() && it->is_number()) {
     condition->weight = it->get<double>();
   }
-  if (condition->signature.empty() == condition->state.empty()) {
-    *error = "a condition names either a \"signature\" or a \"state\"";
+  const bool about_events =
+      !condition->signature.empty() || !condition->xids.empty() || condition->unlisted;
+  if (about_events == !condition->state.empty()) {
+    *error = "a condition names either events (\"signature\", \"xid\") or a \"state\"";
     return false;
   }
   if (!condition->state.empty() && condition->equals.empty() && !condition->at_least) {
@@ -100,6 +126,7 @@ bool parse_class(const json& entry, FailureClass* c, std::string* error) {
   if (auto it = entry.find("priority"); it != entry.end() && it->is_number_integer()) {
     c->priority = it->get<int>();
   }
+  c->fallback = flag(entry, "fallback");
   if (!parse_conditions(entry, "supported_by", true, &c->supported_by, error) ||
       !parse_conditions(entry, "contradicted_by", false, &c->contradicted_by, error)) {
     return false;
@@ -119,7 +146,106 @@ bool parse_class(const json& entry, FailureClass* c, std::string* error) {
   c->missing_without_state = text(entry, "missing_without_state");
   c->missing_without_gpu = text(entry, "missing_without_gpu");
   c->source = text(entry, "source");
+  c->mechanism = text(entry, "mechanism");
+  c->symptoms = texts(entry, "symptoms");
+  c->confirm = texts(entry, "confirm");
+  c->prevent = texts(entry, "prevent");
+  c->monitor = texts(entry, "monitor");
+  c->related = texts(entry, "related");
   return true;
+}
+
+bool parse_xid_entry(const json& entry, XidEntry* xid, std::string* error) {
+  auto number = entry.find("xid");
+  if (number == entry.end() || !number->is_number_integer()) {
+    *error = "an Xid entry needs a number \"xid\"";
+    return false;
+  }
+  xid->xid = number->get<int>();
+  xid->name = text(entry, "name");
+  xid->title = text(entry, "title");
+  xid->meaning = text(entry, "meaning");
+  xid->applies_to = texts(entry, "applies_to");
+  xid->immediate_action = text(entry, "immediate_action");
+  xid->investigatory_action = text(entry, "investigatory_action");
+  xid->cause = text(entry, "cause");
+  xid->legacy_causes = texts(entry, "legacy_causes");
+  xid->source = text(entry, "source");
+  if (xid->title.empty()) {
+    *error = "Xid " + std::to_string(xid->xid) + " needs a \"title\"";
+    return false;
+  }
+  return true;
+}
+
+bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* error) {
+  const json& doc = table.doc;
+  if (auto it = doc.find("actions"); it != doc.end() && it->is_object()) {
+    for (const auto& [code, entry] : it->items()) {
+      auto severity = parse_severity(text(entry, "severity"));
+      if (!severity) {
+        *error = table.path + ": action " + code +
+                 ": \"severity\" must be info, warning, error or critical";
+        return false;
+      }
+      knowledge->actions[code] = {text(entry, "meaning"), *severity, text(entry, "fix")};
+    }
+  }
+  if (auto it = doc.find("xids"); it != doc.end() && it->is_array()) {
+    for (const json& entry : *it) {
+      XidEntry xid;
+      std::string reason;
+      if (!entry.is_object() || !parse_xid_entry(entry, &xid, &reason)) {
+        *error = table.path + ": xids: " + (reason.empty() ? "each must be an object" : reason);
+        return false;
+      }
+      knowledge->xids[xid.xid] = std::move(xid);
+    }
+  }
+  return true;
+}
+
+std::string kind_of_cause(const std::string& cause) {
+  if (cause == "hardware") return "hardware";
+  if (cause == "application") return "software";
+  return "unknown";
+}
+
+// A fallback class for one catalog Xid: what NVIDIA's catalog says, and its action's fix.
+FailureClass catalog_class(const XidEntry& xid, const Knowledge& knowledge) {
+  const std::string number = std::to_string(xid.xid);
+  FailureClass c;
+  c.id = "xid-" + number;
+  c.table = "Xid catalog";
+  c.title = "Xid " + number + ": " + xid.title;
+  c.kind = kind_of_cause(xid.cause);
+  c.priority = kCatalogPriority;
+  c.fallback = true;
+  Condition condition;
+  condition.xids = {xid.xid};
+  condition.weight = 0.7;
+  c.supported_by.push_back(condition);
+  c.explanation = xid.meaning;
+  c.mechanism = xid.meaning;
+  auto immediate = knowledge.actions.find(xid.immediate_action);
+  c.severity =
+      immediate != knowledge.actions.end() ? immediate->second.severity : Severity::kWarning;
+  if (immediate != knowledge.actions.end() && !immediate->second.fix.empty()) {
+    c.fix.push_back(immediate->second.fix);
+  }
+  auto investigatory = knowledge.actions.find(xid.investigatory_action);
+  if (investigatory != knowledge.actions.end() && !investigatory->second.meaning.empty()) {
+    c.fix.push_back("If it recurs (NVIDIA's investigatory action " + xid.investigatory_action +
+                    "): " + investigatory->second.meaning);
+  }
+  c.verify.push_back({"journalctl -k | grep -E 'NVRM: Xid \\(PCI:[^)]*\\): " + number + ",'",
+                      "no new Xid " + number + " for {gpu} after the fix"});
+  c.monitor = {"DCGM_FI_DEV_XID_ERRORS (field 230) equal to " + number,
+               "journalctl -k | grep 'NVRM: Xid'"};
+  c.source = xid.source + "; immediate action " +
+             (xid.immediate_action.empty() ? "none" : xid.immediate_action) + ", investigatory " +
+             (xid.investigatory_action.empty() ? "none" : xid.investigatory_action);
+  return c;
 }
 
 }  // namespace
@@ -135,8 +261,28 @@ std::optional<Severity> parse_severity(std::string_view name) {
   return std::nullopt;
 }
 
+const FailureClass* Knowledge::find_class(std::string_view id) const {
+  for (const FailureClass& c : classes) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+const XidEntry* Knowledge::find_xid(int xid) const {
+  auto it = xids.find(xid);
+  return it == xids.end() ? nullptr : &it->second;
+}
+
 bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std::string* error) {
   std::map<std::string, size_t> index_of;
+  const auto add = [&](FailureClass c) {
+    auto [slot, inserted] = index_of.emplace(c.id, knowledge->classes.size());
+    if (inserted) {
+      knowledge->classes.push_back(std::move(c));
+    } else {
+      knowledge->classes[slot->second] = std::move(c);
+    }
+  };
   for (const Table& table : tables) {
     const json& doc = table.doc;
     if (auto it = doc.find("classes"); it != doc.end()) {
@@ -146,6 +292,7 @@ bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std:
       }
       for (const json& entry : *it) {
         FailureClass c;
+        c.table = table.path;
         std::string reason;
         if (!entry.is_object() || !parse_class(entry, &c, &reason)) {
           const std::string id = entry.is_object() ? text(entry, "id") : "";
@@ -153,12 +300,7 @@ bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std:
                    (reason.empty() ? "must be an object" : reason);
           return false;
         }
-        auto [slot, inserted] = index_of.emplace(c.id, knowledge->classes.size());
-        if (inserted) {
-          knowledge->classes.push_back(std::move(c));
-        } else {
-          knowledge->classes[slot->second] = std::move(c);
-        }
+        add(std::move(c));
       }
     }
     if (auto it = doc.find("products"); it != doc.end() && it->is_array()) {
@@ -173,6 +315,12 @@ bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std:
     }
     if (const std::string memory = text(doc, "default_memory"); !memory.empty()) {
       knowledge->default_memory = memory;
+    }
+    if (!load_catalog_part(table, knowledge, error)) return false;
+  }
+  for (const auto& [number, xid] : knowledge->xids) {
+    if (index_of.count("xid-" + std::to_string(number)) == 0) {
+      add(catalog_class(xid, *knowledge));
     }
   }
   return true;

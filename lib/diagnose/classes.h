@@ -1,6 +1,8 @@
-// Failure classes: the "classes" and "products" parts of the signature tables.
+// Failure classes and the Xid catalog: the "classes", "products", "xids" and "actions" parts of
+// the signature tables.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,16 +17,19 @@ std::string_view severity_name(Severity severity);
 // "info", "warning", "error", "critical"; nullopt for anything else.
 std::optional<Severity> parse_severity(std::string_view name);
 
-// One piece of evidence a class looks for: events of a signature, or a state field's value.
+// One piece of evidence a class looks for: events (of a signature, with an Xid), or a state
+// field's value.
 struct Condition {
-  std::string signature;           // events of this signature ...
-  std::optional<int> xid;          // ... with this Xid ...
-  std::string memory;              // ... on a GPU with this memory repair ("row-remapping")
-  std::string state;               // or: this state field ...
-  std::string equals;              // ... equal to this ...
+  std::string signature;  // events of this signature (any signature if empty and xids set) ...
+  std::vector<int> xids;  // ... with one of these Xids; an Xid that a later line names as its
+                          //     cause ("caused by previous Xid 149") counts too
+  bool unlisted = false;  // ... whose Xid the catalog does not list
+  std::string memory;     // ... on a GPU with this memory repair ("row-remapping")
+  std::string state;      // or: this state field ...
+  std::string equals;     // ... equal to this ...
   std::optional<double> at_least;  // ... or at least this (summed with `sum_with`)
   std::string sum_with;
-  std::string note;  // for contradictions: what the contradiction means
+  std::string note;  // said when the condition holds; {memory_basis} is filled in
   double weight = 0;
 };
 
@@ -35,19 +40,30 @@ struct VerifyStep {
 
 struct FailureClass {
   std::string id;
+  std::string table;  // path of the table that defined it
   std::string title;
   std::string kind;  // "hardware", "software" or "unknown"
   Severity severity = Severity::kInfo;
   int priority = 0;  // which class names a GPU's incident when several fit
+  // Takes only events that no other class took: the catalog's per-Xid classes and xid-unknown.
+  bool fallback = false;
   std::vector<Condition> supported_by;
   std::vector<Condition> contradicted_by;
   std::vector<std::string> symptom_of;  // classes whose diagnosis this one is collateral to
   std::string explanation;
-  std::vector<std::string> fix;  // templates: {host} {gpu} {gpu_index} {serial} {uuid} {product}
+  // Templates: {host} {gpu} {gpu_index} {serial} {uuid} {product} {event.FIELD}.
+  std::vector<std::string> fix;
   std::vector<VerifyStep> verify;
   std::string missing_without_state;  // said when no dump of the GPU was given
   std::string missing_without_gpu;    // said when no hardware diagnosis explains it
   std::string source;
+  // The encyclopedia entry (`faultline explain`).
+  std::string mechanism;
+  std::vector<std::string> symptoms;
+  std::vector<std::string> confirm;
+  std::vector<std::string> prevent;
+  std::vector<std::string> monitor;
+  std::vector<std::string> related;
 };
 
 // How a product repairs bad memory, matched on its name.
@@ -56,14 +72,42 @@ struct ProductRule {
   std::string memory;
 };
 
+// A resolution bucket of NVIDIA's Xid catalog ("RESET_GPU").
+struct XidAction {
+  std::string meaning;
+  Severity severity = Severity::kWarning;
+  std::string fix;  // a template, as in FailureClass::fix
+};
+
+// One Xid of NVIDIA's catalog.
+struct XidEntry {
+  int xid = 0;
+  std::string name;   // the driver's mnemonic
+  std::string title;  // the catalog's description
+  std::string meaning;
+  std::vector<std::string> applies_to;
+  std::string immediate_action;
+  std::string investigatory_action;
+  std::string cause;  // hardware, driver, application, mixed, informational, unused
+  std::vector<std::string> legacy_causes;
+  std::string source;
+};
+
 struct Knowledge {
   std::vector<FailureClass> classes;
   std::vector<ProductRule> products;
   std::string default_memory = "row-remapping";
+  std::map<int, XidEntry> xids;
+  std::map<std::string, XidAction> actions;
+
+  const FailureClass* find_class(std::string_view id) const;
+  const XidEntry* find_xid(int xid) const;
 };
 
-// Reads the classes and products of every table; a later class replaces an earlier one of the
-// same id. Returns false and sets *error ("PATH: class ID: reason") if one is malformed.
+// Reads the classes, products and Xid catalog of every table; a later entry replaces an earlier
+// one of the same id. Then adds a fallback class "xid-N" for each catalog Xid, made from its
+// entry and action, unless a table defines that id. Returns false and sets *error
+// ("PATH: class ID: reason") if an entry is malformed.
 bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std::string* error);
 
 }  // namespace faultline

@@ -55,10 +55,39 @@ bool state_fits(const Condition& condition, const GpuState& state) {
   return *amount >= *condition.at_least;
 }
 
-bool event_fits(const Condition& condition, const Event& event, const MemoryRepair& memory) {
-  if (condition.signature != event.signature) return false;
-  if (condition.xid && event.xid != condition.xid) return false;
-  return condition.memory.empty() || condition.memory == memory.kind;
+// Evidence lines kept per condition: the first few and the last; the rest are only counted.
+constexpr size_t kEvidencePerCondition = 8;
+
+// The Xid a line names as the cause of its own ("caused by previous Xid 149").
+constexpr const char* kCauseXidField = "caused_by_xid";
+
+struct Context {
+  const Knowledge& knowledge;
+  MemoryRepair memory;
+};
+
+std::optional<int> cause_xid(const Event& event) {
+  auto it = event.fields.find(kCauseXidField);
+  if (it == event.fields.end()) return std::nullopt;
+  auto value = number(it->second);
+  return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
+}
+
+bool has_xid(const Condition& condition, std::optional<int> xid) {
+  return xid &&
+         std::find(condition.xids.begin(), condition.xids.end(), *xid) != condition.xids.end();
+}
+
+bool event_fits(const Condition& condition, const Event& event, const Context& context) {
+  if (!condition.signature.empty() && condition.signature != event.signature) return false;
+  if (!condition.xids.empty() && !has_xid(condition, event.xid)) return false;
+  if (condition.unlisted && (!event.xid || context.knowledge.find_xid(*event.xid))) return false;
+  return condition.memory.empty() || condition.memory == context.memory.kind;
+}
+
+// A line that names an Xid as its cause stands in for that Xid's own line when it is missing.
+bool cause_fits(const Condition& condition, const Event& event) {
+  return condition.signature.empty() && has_xid(condition, cause_xid(event));
 }
 
 // The latest snapshot that states `field` at all: older dumps say less about the GPU now.
@@ -86,8 +115,9 @@ struct Candidate {
   double confidence = 0;
   bool contradicted = false;
   std::vector<Evidence> evidence;
-  uint64_t events = 0;
+  std::vector<const Event*> events;
   std::vector<std::string> notes;
+  std::vector<std::string> missing;
 };
 
 std::string replace_all(std::string text, std::string_view from, const std::string& to) {
@@ -98,34 +128,94 @@ std::string replace_all(std::string text, std::string_view from, const std::stri
   return text;
 }
 
-std::string fill(std::string text, const std::string& host, const GpuRef& gpu,
-                 const MemoryRepair& memory) {
-  text = replace_all(std::move(text), "{host}", host.empty() ? "the node" : host);
+// What a template's placeholders are filled from.
+struct Subject {
+  const std::string& host;
+  const GpuRef& gpu;
+  const MemoryRepair& memory;
+  const std::vector<const Event*>& events;  // {event.FIELD}: the latest that captured FIELD
+};
+
+// Replaces each {event.FIELD} with the value the latest of `events` captured for it.
+std::string fill_event_fields(std::string text, const std::vector<const Event*>& events) {
+  constexpr std::string_view kOpen = "{event.";
+  for (size_t pos = text.find(kOpen); pos != std::string::npos; pos = text.find(kOpen, pos)) {
+    const size_t end = text.find('}', pos);
+    if (end == std::string::npos) break;
+    const std::string field = text.substr(pos + kOpen.size(), end - pos - kOpen.size());
+    std::string value = "unknown";
+    for (auto it = events.rbegin(); it != events.rend(); ++it) {
+      if (auto found = (*it)->fields.find(field); found != (*it)->fields.end()) {
+        value = found->second;
+        break;
+      }
+    }
+    text.replace(pos, end + 1 - pos, value);
+    pos += value.size();
+  }
+  return text;
+}
+
+std::string fill(std::string text, const Subject& subject) {
+  const GpuRef& gpu = subject.gpu;
+  text = replace_all(std::move(text), "{host}", subject.host.empty() ? "the node" : subject.host);
   text = replace_all(std::move(text), "{gpu}", gpu.pci.empty() ? "the GPU" : gpu.pci);
   text = replace_all(std::move(text), "{gpu_index}",
                      gpu.index ? std::to_string(*gpu.index) : "<index of " + gpu.pci + ">");
   text = replace_all(std::move(text), "{serial}", gpu.serial.empty() ? "unknown" : gpu.serial);
   text = replace_all(std::move(text), "{uuid}", gpu.uuid.empty() ? "unknown" : gpu.uuid);
   text = replace_all(std::move(text), "{product}", gpu.product.empty() ? "GPU" : gpu.product);
-  return replace_all(std::move(text), "{memory_basis}", memory.basis);
+  text = replace_all(std::move(text), "{memory_basis}", subject.memory.basis);
+  return fill_event_fields(std::move(text), subject.events);
+}
+
+// Adds the events a condition matched: evidence for the first few and the last, all counted.
+void take_events(const std::vector<const Event*>& matched, Candidate* candidate) {
+  for (size_t i = 0; i < matched.size(); ++i) {
+    if (i < kEvidencePerCondition || i + 1 == matched.size()) {
+      candidate->evidence.push_back(matched[i]->evidence);
+    }
+    candidate->events.push_back(matched[i]);
+  }
+  if (matched.size() > kEvidencePerCondition + 1) {
+    candidate->notes.push_back(std::to_string(matched.size() - kEvidencePerCondition - 1) +
+                               " more lines like these are counted but not listed.");
+  }
+}
+
+std::vector<const Event*> matching_events(const Condition& condition,
+                                          const std::vector<const Event*>& events,
+                                          const Context& context, Candidate* candidate) {
+  std::vector<const Event*> matched;
+  for (const Event* event : events) {
+    if (event_fits(condition, *event, context)) matched.push_back(event);
+  }
+  if (!matched.empty()) return matched;
+  for (const Event* event : events) {
+    if (cause_fits(condition, *event)) matched.push_back(event);
+  }
+  if (!matched.empty()) {
+    candidate->missing.push_back(
+        "The line of Xid " + std::to_string(*cause_xid(*matched.front())) +
+        " itself is not in these logs; only a later line names it as the cause. Collect the "
+        "full kernel log of {host} (`journalctl -k -b` or `dmesg -T`) to see it.");
+  }
+  return matched;
 }
 
 std::optional<Candidate> evaluate(const FailureClass& failure,
                                   const std::vector<const Event*>& events,
                                   const std::vector<const GpuState*>& states,
-                                  const MemoryRepair& memory) {
+                                  const Context& context) {
   Candidate candidate;
   candidate.failure = &failure;
   double doubt = 1;
   for (const Condition& condition : failure.supported_by) {
     bool fits = false;
-    if (!condition.signature.empty()) {
-      for (const Event* event : events) {
-        if (!event_fits(condition, *event, memory)) continue;
-        fits = true;
-        candidate.evidence.push_back(event->evidence);
-        ++candidate.events;
-      }
+    if (condition.state.empty()) {
+      const auto matched = matching_events(condition, events, context, &candidate);
+      fits = !matched.empty();
+      take_events(matched, &candidate);
     } else if (const GpuState* state = latest_with(states, condition.state);
                state && state_fits(condition, *state)) {
       fits = true;
@@ -152,6 +242,28 @@ std::optional<Candidate> evaluate(const FailureClass& failure,
     if (!condition.note.empty()) candidate.notes.push_back(condition.note);
   }
   return candidate;
+}
+
+// Every class that fits: written classes first, then fallbacks on the events no class took.
+std::vector<Candidate> candidates_for(const std::vector<const Event*>& events,
+                                      const std::vector<const GpuState*>& states,
+                                      const Context& context) {
+  std::vector<Candidate> candidates;
+  std::set<const Event*> taken;
+  for (bool fallback : {false, true}) {
+    std::vector<const Event*> open;
+    for (const Event* event : events) {
+      if (taken.count(event) == 0) open.push_back(event);
+    }
+    for (const FailureClass& failure : context.knowledge.classes) {
+      if (failure.fallback != fallback) continue;
+      auto candidate = evaluate(failure, fallback ? open : events, states, context);
+      if (!candidate) continue;
+      taken.insert(candidate->events.begin(), candidate->events.end());
+      candidates.push_back(std::move(*candidate));
+    }
+  }
+  return candidates;
 }
 
 bool ranks_before(const Candidate& a, const Candidate& b) {
@@ -181,52 +293,48 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
                          const GpuRef& gpu, const MemoryRepair& memory) {
   std::stable_sort(candidates.begin(), candidates.end(), ranks_before);
   const Candidate& top = candidates.front();
+  const Subject subject{host, gpu, memory, top.events};
   Diagnosis diagnosis;
   diagnosis.failure = top.failure;
   diagnosis.confidence = std::round(top.confidence * 100) / 100;
   diagnosis.host = host;
   diagnosis.gpu = gpu;
-  std::set<std::pair<std::string, uint64_t>> seen;
+  std::set<std::pair<std::string, uint64_t>> seen_lines;
+  std::set<const Event*> seen_events;
   for (const Candidate& candidate : candidates) {
     for (const Evidence& evidence : candidate.evidence) {
-      if (seen.emplace(evidence.path, evidence.line).second) {
+      if (seen_lines.emplace(evidence.path, evidence.line).second) {
         diagnosis.evidence.push_back(evidence);
       }
     }
-    diagnosis.occurrences += candidate.events;
-    for (const std::string& note : candidate.notes) {
-      diagnosis.notes.push_back(fill(note, host, gpu, memory));
+    seen_events.insert(candidate.events.begin(), candidate.events.end());
+    for (const std::string& note : candidate.notes) diagnosis.notes.push_back(fill(note, subject));
+    for (const std::string& missing : candidate.missing) {
+      diagnosis.missing.push_back(fill(missing, subject));
     }
     if (&candidate != &top) {
       diagnosis.notes.push_back("Also fits " + candidate.failure->id + " (" +
                                 candidate.failure->title + "); counted as part of this incident.");
     }
   }
-  diagnosis.occurrences = std::max<uint64_t>(diagnosis.occurrences, 1);
-  for (const std::string& fix : top.failure->fix) {
-    diagnosis.fix.push_back(fill(fix, host, gpu, memory));
-  }
+  diagnosis.occurrences = std::max<uint64_t>(seen_events.size(), 1);
+  for (const std::string& fix : top.failure->fix) diagnosis.fix.push_back(fill(fix, subject));
   for (const VerifyStep& step : top.failure->verify) {
-    diagnosis.verify.push_back(
-        {fill(step.command, host, gpu, memory), fill(step.expect, host, gpu, memory)});
+    diagnosis.verify.push_back({fill(step.command, subject), fill(step.expect, subject)});
   }
   set_times(&diagnosis);
   return diagnosis;
 }
 
 std::optional<Diagnosis> diagnose_gpu(const GpuFindings& findings, const Knowledge& knowledge) {
-  const MemoryRepair memory = memory_repair(findings.gpu, knowledge);
-  std::vector<Candidate> candidates;
-  for (const FailureClass& failure : knowledge.classes) {
-    if (auto candidate = evaluate(failure, findings.events, findings.states, memory)) {
-      candidates.push_back(std::move(*candidate));
-    }
-  }
+  const Context context{knowledge, memory_repair(findings.gpu, knowledge)};
+  std::vector<Candidate> candidates = candidates_for(findings.events, findings.states, context);
   if (candidates.empty()) return std::nullopt;
-  Diagnosis diagnosis = make_diagnosis(std::move(candidates), findings.host, findings.gpu, memory);
+  Diagnosis diagnosis =
+      make_diagnosis(std::move(candidates), findings.host, findings.gpu, context.memory);
   if (findings.states.empty() && !diagnosis.failure->missing_without_state.empty()) {
-    diagnosis.missing.push_back(
-        fill(diagnosis.failure->missing_without_state, findings.host, findings.gpu, memory));
+    const Subject subject{findings.host, findings.gpu, context.memory, {}};
+    diagnosis.missing.push_back(fill(diagnosis.failure->missing_without_state, subject));
   }
   return diagnosis;
 }
@@ -236,13 +344,11 @@ std::vector<Diagnosis> diagnose_without_gpu(const std::vector<const Event*>& eve
                                             const Knowledge& knowledge) {
   std::map<std::string, std::vector<const Event*>> by_host;
   for (const Event* event : events) by_host[event->host].push_back(event);
-  const MemoryRepair memory{knowledge.default_memory, ""};
+  const Context context{knowledge, {knowledge.default_memory, ""}};
   std::vector<Diagnosis> out;
   for (const auto& [host, host_events] : by_host) {
-    for (const FailureClass& failure : knowledge.classes) {
-      if (auto candidate = evaluate(failure, host_events, {}, memory)) {
-        out.push_back(make_diagnosis({std::move(*candidate)}, host, {}, memory));
-      }
+    for (Candidate& candidate : candidates_for(host_events, {}, context)) {
+      out.push_back(make_diagnosis({std::move(candidate)}, host, {}, context.memory));
     }
   }
   return out;
