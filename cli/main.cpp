@@ -2,9 +2,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 
+#include "diagnose/lint.h"
 #include "report/report.h"
 
 namespace {
@@ -25,6 +27,9 @@ struct Options {
   std::string color = "auto";
   bool verbose = false;
   bool patterns = false;
+  bool json = false;
+  std::string table_dir;             // signatures lint|test DIR
+  std::vector<std::string> explain;  // explain ID | explain xid N
 };
 
 int fail(const std::string& message) {
@@ -87,6 +92,10 @@ int run_signatures_list(const Options& options) {
   Catalog catalog;
   std::string error;
   if (!faultline::load_catalog(options.signature_dirs, &catalog, &error)) return fail(error);
+  if (options.json) {
+    std::cout << faultline::dump_json(faultline::catalog_json(catalog), 2) << "\n";
+    return kExitClean;
+  }
   for (const auto& signature : catalog.signatures->signatures()) {
     if (options.patterns) {
       std::cout << signature->pattern << "\n";
@@ -97,15 +106,62 @@ int run_signatures_list(const Options& options) {
   return kExitClean;
 }
 
-int run_signatures_check(const Options& options) {
+// The built-in tables plus DIR, when given; `first` is where DIR's tables start.
+bool load_with_dir(const Options& options, Catalog* catalog, size_t* first, std::string* error) {
+  std::vector<std::string> dirs = options.signature_dirs;
+  if (!options.table_dir.empty()) dirs.push_back(options.table_dir);
+  if (!faultline::load_catalog(dirs, catalog, error)) return false;
+  *first = options.table_dir.empty() ? 0 : faultline::builtin_tables().size();
+  return true;
+}
+
+int report_problems(const std::vector<std::string>& problems, const std::string& success) {
+  for (const std::string& problem : problems) std::cout << problem << "\n";
+  if (!problems.empty()) return kExitFound;
+  std::cout << success << "\n";
+  return kExitClean;
+}
+
+int run_signatures_lint(const Options& options) {
+  Catalog catalog;
+  size_t first = 0;
+  std::string error;
+  if (!load_with_dir(options, &catalog, &first, &error)) return fail(error);
+  return report_problems(faultline::lint_tables(catalog, first),
+                         std::to_string(catalog.tables.size() - first) + " tables: no problem");
+}
+
+int run_signatures_test(const Options& options) {
+  Catalog catalog;
+  size_t first = 0;
+  std::string error;
+  if (!load_with_dir(options, &catalog, &first, &error)) return fail(error);
+  return report_problems(faultline::check_examples(*catalog.signatures),
+                         std::to_string(catalog.signatures->signatures().size()) + " signatures, " +
+                             std::to_string(catalog.knowledge.classes.size()) +
+                             " failure classes: every example holds");
+}
+
+int run_explain(const Options& options) {
   Catalog catalog;
   std::string error;
   if (!faultline::load_catalog(options.signature_dirs, &catalog, &error)) return fail(error);
-  const std::vector<std::string> failures = faultline::check_examples(*catalog.signatures);
-  for (const std::string& failure : failures) std::cerr << "faultline: " << failure << "\n";
-  if (!failures.empty()) return kExitUsage;
-  std::cout << catalog.signatures->signatures().size() << " signatures, "
-            << catalog.knowledge.classes.size() << " failure classes: every example holds\n";
+  const std::vector<std::string>& words = options.explain;
+  if (words.size() == 2 && (words[0] == "xid" || words[0] == "Xid")) {
+    int xid = 0;
+    auto [end, ec] = std::from_chars(words[1].data(), words[1].data() + words[1].size(), xid);
+    if (ec != std::errc() || end != words[1].data() + words[1].size()) {
+      return fail("explain xid: '" + words[1] + "' is not an Xid number");
+    }
+    faultline::render_xid_entry(xid, catalog, std::cout);
+    return kExitClean;
+  }
+  if (words.size() != 1) return fail("explain takes a diagnosis id, or 'xid N'");
+  const faultline::FailureClass* failure = catalog.knowledge.find_class(words[0]);
+  if (!failure) {
+    return fail("no diagnosis '" + words[0] + "': `faultline signatures list --json` lists them");
+  }
+  faultline::render_class_entry(*failure, std::cout);
   return kExitClean;
 }
 
@@ -147,9 +203,20 @@ int main(int argc, char** argv) {
   signatures->require_subcommand(1);
   CLI::App* list = signatures->add_subcommand("list", "List the signatures");
   list->add_flag("--patterns", options.patterns, "Print the regular expressions, one per line");
+  list->add_flag("--json", options.json, "Print signatures and failure classes as JSON");
   add_signatures_option(list, &options);
-  CLI::App* check = signatures->add_subcommand("check", "Run every signature's example lines");
-  add_signatures_option(check, &options);
+  CLI::App* lint =
+      signatures->add_subcommand("lint", "Check the tables' schema, ids and references");
+  lint->add_option("dir", options.table_dir, "A folder of tables to lint (default: built-in)");
+  add_signatures_option(lint, &options);
+  CLI::App* test = signatures->add_subcommand("test", "Run every signature's example lines");
+  test->add_option("dir", options.table_dir, "A folder of tables to add to the built-in ones");
+  add_signatures_option(test, &options);
+
+  CLI::App* explain = app.add_subcommand("explain", "Explain a diagnosis id, or an Xid");
+  explain->add_option("what", options.explain, "A diagnosis id (row-remap-pending) or xid N")
+      ->required();
+  add_signatures_option(explain, &options);
 
   try {
     app.parse(argc, argv);
@@ -160,5 +227,7 @@ int main(int argc, char** argv) {
   if (*diagnose) return run_diagnose(options);
   if (*scan) return run_scan(options);
   if (*list) return run_signatures_list(options);
-  return run_signatures_check(options);
+  if (*lint) return run_signatures_lint(options);
+  if (*test) return run_signatures_test(options);
+  return run_explain(options);
 }

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "extract/state_csv.h"
+#include "extract/state_fields.h"
 #include "extract/state_query.h"
 
 namespace faultline {
@@ -31,6 +32,10 @@ std::vector<GpuState> StateReader::Finish() {
   impl_->query.Finish();
   impl_->csv.Finish();
   return std::exchange(impl_->states, {});
+}
+
+bool is_state_field(std::string_view field) {
+  return state_detail::IsDistinctiveField(field);
 }
 
 }  // namespace faultline
