@@ -102,7 +102,7 @@ check "bad table: exit 2" test $? = 2
 check "bad table: names the file" grep -q "bad.json: signature x: pattern does not compile" "$scratch/sigs.err"
 
 # --- Catalog commands. ---
-check "signatures check" "$faultline" signatures check >/dev/null
+check "signatures test" "$faultline" signatures test >/dev/null
 check "signatures list --patterns" bash -c "'$faultline' signatures list --patterns | grep -q 'NVRM: Xid'"
 
 # --- Piped into head: no error spew when the reader goes away. ---

@@ -35,7 +35,7 @@ std::vector<GpuState> StateReader::Finish() {
 }
 
 bool is_state_field(std::string_view field) {
-  return state_detail::IsDistinctiveField(field);
+  return state_detail::IsQueryTextField(field);
 }
 
 }  // namespace faultline

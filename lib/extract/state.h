@@ -13,7 +13,7 @@ namespace faultline {
 
 // Reads the state dumps found in one input, line by line. Lines that belong to no dump are
 // passed over, so a dump pasted between other text (a shell prompt, a kernel log) is found.
-// Whether `field` is a GPU state field the readers produce ("remapped_rows.pending").
+// Whether `field` is a GPU state field that nvidia-smi -q prints ("remapped_rows.pending").
 bool is_state_field(std::string_view field);
 
 class StateReader {

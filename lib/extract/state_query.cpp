@@ -86,6 +86,26 @@ constexpr Rule kRules[] = {
     {"gpu reset status", "drain and reset recommended", "reset_status.drain_and_reset_recommended"},
 };
 
+}  // namespace
+
+bool IsQueryTextField(std::string_view field) {
+  for (const Rule& rule : kRules) {
+    const size_t star = rule.field.find('*');
+    if (star == std::string_view::npos) {
+      if (rule.field == field) return true;
+      continue;
+    }
+    for (std::string_view counters : {"volatile", "aggregate"}) {
+      std::string name(rule.field);
+      name.replace(star, 1, counters);
+      if (name == field) return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
 // Keys of the dump header besides its Timestamp; any other line outside a block ends a dump.
 constexpr std::array<std::string_view, 5> kHeaderKeys = {
     "driver version", "cuda version", "attached gpus", "kmd version", "cuda umd version"};

@@ -11,6 +11,9 @@
 
 namespace faultline::state_detail {
 
+// Whether `nvidia-smi -q` prints `field` (a query name such as "remapped_rows.pending").
+bool IsQueryTextField(std::string_view field);
+
 // Reads `nvidia-smi -q [-d ...]` output: one GpuState per `GPU dddddddd:bb:dd.f` block, or
 // per header-less excerpt of the state sections. Nesting is read from the indentation, four
 // spaces a level, counted from the block's own header so that an indented paste reads alike.

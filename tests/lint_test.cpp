@@ -1,0 +1,81 @@
+#include "diagnose/lint.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace faultline;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Loads the built-in tables plus one user table with `text`; returns the lint problems of the
+// user table only.
+std::vector<std::string> lint_user_table(const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / "faultline-lint-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "mine.json") << text;
+  Catalog catalog;
+  std::string error;
+  REQUIRE_MESSAGE(load_catalog({dir.string()}, &catalog, &error), error);
+  fs::remove_all(dir);
+  return lint_tables(catalog, builtin_tables().size());
+}
+
+bool mentions(const std::vector<std::string>& problems, std::string_view text) {
+  return std::any_of(problems.begin(), problems.end(),
+                     [&](const std::string& p) { return p.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("lint: the built-in catalog is clean") {
+  Catalog catalog;
+  std::string error;
+  REQUIRE(load_catalog({}, &catalog, &error));
+  const auto problems = lint_tables(catalog, 0);
+  for (const auto& problem : problems) MESSAGE(problem);
+  CHECK(problems.empty());
+}
+
+TEST_CASE("lint: a user's table with problems") {
+  const auto problems = lint_user_table(R"json({
+    "signatures": [
+      {"id": "my-sig", "description": "d", "pattern": "foo (?P<x>\\d+)", "source": "s",
+       "examples": {"match": [{"line": "foo 1"}]}, "colour": "red"},
+      {"id": "my-sig", "description": "d", "pattern": "bar", "source": "s",
+       "examples": {"match": [{"line": "bar"}], "no_match": ["baz"]}}
+    ],
+    "classes": [
+      {"id": "my-class", "title": "t", "class": "software", "severity": "warning",
+       "supported_by": [{"signature": "no-such-signature", "weight": 0.5},
+                        {"state": "remapped_rows.pendingg", "equals": "yes", "weight": 0.5}],
+       "related": ["no-such-class"]}
+    ]})json");
+  for (const auto& problem : problems) MESSAGE(problem);
+  CHECK(mentions(problems, "mine.json: signature my-sig: unknown key \"colour\""));
+  CHECK(mentions(problems, "signature my-sig: no example line that must not match"));
+  CHECK(mentions(problems, "signature my-sig: id defined twice"));
+  CHECK(mentions(problems, "class my-class: names an unknown signature \"no-such-signature\""));
+  CHECK(mentions(problems,
+                 "class my-class: names an unknown state field \"remapped_rows.pendingg\""));
+  CHECK(mentions(problems, "class my-class: no supporting condition can ever hold"));
+  CHECK(mentions(problems, "class my-class: related names an unknown class \"no-such-class\""));
+  CHECK(mentions(problems, "class my-class: no \"mechanism\""));
+}
+
+TEST_CASE("lint: a clean user table that overrides a built-in class") {
+  const auto problems = lint_user_table(R"json({
+    "classes": [
+      {"id": "row-remap-pending", "title": "Row remap pending (our fleet drains at once)",
+       "class": "hardware", "severity": "critical", "priority": 70,
+       "supported_by": [{"signature": "xid-63-row-remap", "weight": 0.9}],
+       "explanation": "e", "mechanism": "m", "symptoms": ["s"], "confirm": ["c"], "fix": ["f"],
+       "verify": [{"command": "c", "expect": "e"}], "prevent": ["p"], "monitor": ["m"],
+       "related": ["row-remap-failure"], "source": "our runbook"}
+    ]})json");
+  for (const auto& problem : problems) MESSAGE(problem);
+  CHECK(problems.empty());
+}
