@@ -173,6 +173,9 @@ std::unique_ptr<SignatureSet> SignatureSet::Build(const std::vector<Table>& tabl
       return nullptr;
     }
   }
+  std::vector<std::string> patterns;
+  for (const auto& signature : set->signatures_) patterns.push_back(signature->pattern);
+  set->screen_.Build(patterns);
   if (!set->set_.Compile()) {
     *error = "the signature tables together exceed RE2's memory budget of " +
              std::to_string(kSetMemoryBudget >> 20) + " MiB";
@@ -182,6 +185,7 @@ std::unique_ptr<SignatureSet> SignatureSet::Build(const std::vector<Table>& tabl
 }
 
 void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* matches) const {
+  if (!screen_.MayMatch(line)) return;
   std::vector<int> hits;
   if (!set_.Match(re2::StringPiece(line.data(), line.size()), &hits)) return;
   std::sort(hits.begin(), hits.end());

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "extract/screen.h"
 #include "extract/tables.h"
 
 namespace faultline {
@@ -58,11 +59,13 @@ class SignatureSet {
   void Match(std::string_view line, std::vector<SignatureMatch>* matches) const;
 
   const std::vector<std::unique_ptr<Signature>>& signatures() const { return signatures_; }
+  const LiteralScreen& screen() const { return screen_; }
 
  private:
   SignatureSet();
 
   std::vector<std::unique_ptr<Signature>> signatures_;
+  LiteralScreen screen_;  // most lines stop here, before the regex set
   RE2::Set set_;
 };
 
