@@ -228,3 +228,22 @@ TEST_CASE("a syslog date takes its year from a full date elsewhere in the run") 
   REQUIRE(analysis.diagnoses.size() == 1);
   CHECK(analysis.diagnoses[0].last_seen.iso() == "2024-03-05T10:12:33");
 }
+
+TEST_CASE("a flood is one diagnosis with a count, and its events are bounded") {
+  LogFolder logs;
+  std::string flood;
+  for (int i = 0; i < 5000; ++i) {
+    flood += "[" + std::to_string(100 + i) + ".250000] NVRM: Xid (PCI:0000:1e:00): 31, Ch 00000060, "
+             "engmask 00000101, intr 10000000\n";
+  }
+  logs.Write("dmesg", flood);
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 1);
+  const Diagnosis& d = analysis.diagnoses[0];
+  CHECK(d.occurrences == 5000);
+  CHECK(d.evidence.size() <= 10);
+  CHECK(d.first_seen.iso() == "+100.250000s");
+  CHECK(d.last_seen.iso() == "+5099.250000s");
+  CHECK(analysis.events.size() <= 1000);
+  CHECK(has_note(d, "more lines like these are counted"));
+}

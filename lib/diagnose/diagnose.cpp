@@ -156,6 +156,20 @@ std::string fill_event_fields(std::string text, const std::vector<const Event*>&
   return text;
 }
 
+// Whether every {event.FIELD} of `text` has a value among the subject's events.
+bool fills_completely(const std::string& text, const Subject& subject) {
+  constexpr std::string_view kOpen = "{event.";
+  for (size_t pos = text.find(kOpen); pos != std::string::npos; pos = text.find(kOpen, pos + 1)) {
+    const size_t end = text.find('}', pos);
+    if (end == std::string::npos) return false;
+    const std::string field = text.substr(pos + kOpen.size(), end - pos - kOpen.size());
+    const bool known = std::any_of(subject.events.begin(), subject.events.end(),
+                                   [&](const Event* e) { return e->fields.count(field) != 0; });
+    if (!known) return false;
+  }
+  return true;
+}
+
 std::string fill(std::string text, const Subject& subject) {
   const GpuRef& gpu = subject.gpu;
   text = replace_all(std::move(text), "{host}", subject.host.empty() ? "the node" : subject.host);
@@ -171,14 +185,17 @@ std::string fill(std::string text, const Subject& subject) {
 
 // Adds the events a condition matched: evidence for the first few and the last, all counted.
 void take_events(const std::vector<const Event*>& matched, Candidate* candidate) {
+  uint64_t lines = 0;
   for (size_t i = 0; i < matched.size(); ++i) {
+    lines += matched[i]->count;
     if (i < kEvidencePerCondition || i + 1 == matched.size()) {
       candidate->evidence.push_back(matched[i]->evidence);
     }
     candidate->events.push_back(matched[i]);
   }
-  if (matched.size() > kEvidencePerCondition + 1) {
-    candidate->notes.push_back(std::to_string(matched.size() - kEvidencePerCondition - 1) +
+  const uint64_t listed = std::min<uint64_t>(matched.size(), kEvidencePerCondition + 1);
+  if (lines > listed) {
+    candidate->notes.push_back(std::to_string(lines - listed) +
                                " more lines like these are counted but not listed.");
   }
 }
@@ -308,7 +325,10 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
       }
     }
     seen_events.insert(candidate.events.begin(), candidate.events.end());
-    for (const std::string& note : candidate.notes) diagnosis.notes.push_back(fill(note, subject));
+    for (const std::string& note : candidate.notes) {
+      // A note is worth saying only with the values it is about.
+      if (fills_completely(note, subject)) diagnosis.notes.push_back(fill(note, subject));
+    }
     for (const std::string& missing : candidate.missing) {
       diagnosis.missing.push_back(fill(missing, subject));
     }
@@ -317,7 +337,8 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
                                 candidate.failure->title + "); counted as part of this incident.");
     }
   }
-  diagnosis.occurrences = std::max<uint64_t>(seen_events.size(), 1);
+  for (const Event* event : seen_events) diagnosis.occurrences += event->count;
+  diagnosis.occurrences = std::max<uint64_t>(diagnosis.occurrences, 1);
   for (const std::string& fix : top.failure->fix) diagnosis.fix.push_back(fill(fix, subject));
   for (const VerifyStep& step : top.failure->verify) {
     diagnosis.verify.push_back({fill(step.command, subject), fill(step.expect, subject)});

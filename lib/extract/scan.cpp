@@ -1,6 +1,7 @@
 #include "extract/scan.h"
 
 #include <charconv>
+#include <unordered_map>
 
 #include "extract/state.h"
 #include "sniff/prefix.h"
@@ -8,6 +9,9 @@
 
 namespace faultline {
 namespace {
+
+// Events of one kind kept per input; beyond this a flood is only counted.
+constexpr uint64_t kMaxEventsPerKind = 1000;
 
 // How far back a signature that takes its GPU from the previous lines may look.
 constexpr uint64_t kPreviousLineReach = 3;
@@ -63,12 +67,32 @@ class EventBuilder {
     if (envelope.boot_seconds && envelope.time.kind == Timestamp::Kind::kAbsolute) {
       event.fields["boot_seconds"] = std::to_string(*envelope.boot_seconds);
     }
-    events->push_back(std::move(event));
+    Keep(std::move(event), events);
   }
 
  private:
+  // Stores the event, unless its kind (signature, host, GPU) has flooded this input: then it
+  // replaces the kind's latest event, which counts the lines it stands for.
+  void Keep(Event event, std::vector<Event>* events) {
+    Flood& flood = floods_[event.signature + '\n' + event.host + '\n' + event.gpu.pci];
+    if (++flood.lines <= kMaxEventsPerKind) {
+      flood.latest = events->size();
+      events->push_back(std::move(event));
+      return;
+    }
+    Event& latest = (*events)[flood.latest];
+    event.count = latest.count + 1;
+    latest = std::move(event);
+  }
+
+  struct Flood {
+    uint64_t lines = 0;
+    size_t latest = 0;  // index of the kind's latest stored event
+  };
+
   const std::string& path_;
   const ScanOptions& options_;
+  std::unordered_map<std::string, Flood> floods_;
   int year_;
   bool year_from_input_ = false;  // a full date earlier in this input gave the year
   std::string last_pci_;

@@ -64,6 +64,9 @@ struct Event {
   std::optional<int> xid;
   std::map<std::string, std::string> fields;
   Evidence evidence;
+  // Lines this event stands for: a flood keeps its first lines and then only its latest, which
+  // counts the lines dropped before it.
+  uint64_t count = 1;
 };
 
 // What one dump says about one GPU at one moment. Field names are nvidia-smi's query names

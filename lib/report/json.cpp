@@ -76,6 +76,7 @@ json event_json(const Event& event) {
           {"path", event.evidence.path},
           {"line", event.evidence.line},
           {"text", event.evidence.text},
+          {"count", event.count},
           {"fields", event.fields}};
 }
 
