@@ -64,6 +64,7 @@ bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
   condition->equals = text(entry, "equals");
   condition->sum_with = text(entry, "sum_with");
   condition->note = text(entry, "note");
+  condition->trend = text(entry, "trend");
   condition->unlisted = flag(entry, "unlisted");
   if (!parse_xids(entry, &condition->xids, error)) return false;
   if (auto it = entry.find("at_least"); it != entry.end() && it->is_number()) {
@@ -78,8 +79,13 @@ bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
     *error = "a condition names either events (\"signature\", \"xid\") or a \"state\"";
     return false;
   }
-  if (!condition->state.empty() && condition->equals.empty() && !condition->at_least) {
-    *error = "a state condition needs \"equals\" or \"at_least\"";
+  if (!condition->trend.empty() && condition->trend != "rising" && condition->trend != "falling") {
+    *error = "\"trend\" must be rising or falling";
+    return false;
+  }
+  if (!condition->state.empty() && condition->equals.empty() && !condition->at_least &&
+      condition->trend.empty()) {
+    *error = "a state condition needs \"equals\", \"at_least\" or \"trend\"";
     return false;
   }
   if (needs_weight && (condition->weight <= 0 || condition->weight > 1)) {

@@ -29,6 +29,7 @@ struct Condition {
   std::string equals;     // ... equal to this ...
   std::optional<double> at_least;  // ... or at least this (summed with `sum_with`)
   std::string sum_with;
+  std::string trend;  // ... or "rising" / "falling" from the first snapshot to the last
   std::string note;  // said when the condition holds; {memory_basis} is filled in
   double weight = 0;
 };

@@ -1,5 +1,6 @@
 #include "diagnose/diagnose.h"
 
+#include <fmt/format.h>
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -46,7 +47,7 @@ bool state_fits(const Condition& condition, const GpuState& state) {
   if (value.empty()) return false;
   if (!condition.equals.empty()) return value == condition.equals;
   auto amount = number(value);
-  if (!amount) return false;
+  if (!amount || !condition.at_least) return false;
   if (!condition.sum_with.empty()) {
     auto other = number(field_or_empty(state, condition.sum_with));
     if (!other) return false;
@@ -220,6 +221,34 @@ std::vector<const Event*> matching_events(const Condition& condition,
   return matched;
 }
 
+// A counter that moved the way `condition.trend` says between the first snapshot that shows
+// it and the last: evidence from both, and a note with the values, times and rate.
+bool trend_fits(const Condition& condition, const std::vector<const GpuState*>& states,
+                Candidate* candidate) {
+  std::vector<std::pair<const GpuState*, double>> values;
+  for (const GpuState* state : states) {
+    if (auto value = number(field_or_empty(*state, condition.state))) {
+      values.emplace_back(state, *value);
+    }
+  }
+  if (values.size() < 2) return false;
+  const auto& [first, from] = values.front();
+  const auto& [last, to] = values.back();
+  if (condition.trend == "rising" ? !(to > from) : !(to < from)) return false;
+  candidate->evidence.push_back(state_evidence(*first, condition.state));
+  candidate->evidence.push_back(state_evidence(*last, condition.state));
+  std::string note = condition.state + " went from " + fmt::format("{:g}", from) + " to " +
+                     fmt::format("{:g}", to) + " over " + std::to_string(values.size()) +
+                     " snapshots";
+  if (comparable(first->time, last->time) && last->time.seconds > first->time.seconds) {
+    const double days = (last->time.seconds - first->time.seconds) / 86400;
+    note += fmt::format(", {} to {} ({:+.2f} a day)", first->time.iso(), last->time.iso(),
+                        (to - from) / days);
+  }
+  candidate->notes.push_back(note + ".");
+  return true;
+}
+
 std::optional<Candidate> evaluate(const FailureClass& failure,
                                   const std::vector<const Event*>& events,
                                   const std::vector<const GpuState*>& states,
@@ -233,6 +262,8 @@ std::optional<Candidate> evaluate(const FailureClass& failure,
       const auto matched = matching_events(condition, events, context, &candidate);
       fits = !matched.empty();
       take_events(matched, &candidate);
+    } else if (!condition.trend.empty()) {
+      fits = trend_fits(condition, states, &candidate);
     } else if (const GpuState* state = latest_with(states, condition.state);
                state && state_fits(condition, *state)) {
       fits = true;
