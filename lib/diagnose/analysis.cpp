@@ -39,9 +39,9 @@ std::vector<std::string> identity_signatures(const SignatureSet& signatures) {
 }
 
 void read_input(const std::string& path, const std::string& host, const Catalog& catalog,
-                Analysis* analysis) {
+                uint64_t max_bytes, Analysis* analysis) {
   std::string error;
-  std::unique_ptr<LineReader> reader = LineReader::Open(path, &error);
+  std::unique_ptr<LineReader> reader = LineReader::Open(path, &error, max_bytes);
   if (!reader) {
     analysis->warnings.push_back(error);
     return;
@@ -86,13 +86,13 @@ bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog,
   return catalog->signatures && load_knowledge(catalog->tables, &catalog->knowledge, error);
 }
 
-Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog) {
+Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog, uint64_t max_bytes) {
   Analysis analysis;
   for (const std::string& arg : args) {
     std::error_code ec;
     const bool folder = arg != "-" && fs::is_directory(arg, ec);
     for (const std::string& path : expand_inputs({arg}, &analysis.warnings)) {
-      read_input(path, folder ? folder_host(arg, path) : "", catalog, &analysis);
+      read_input(path, folder ? folder_host(arg, path) : "", catalog, max_bytes, &analysis);
     }
   }
   settle_assumed_years(&analysis);

@@ -36,7 +36,8 @@ struct Analysis {
 // Reads every input named by `args` (files, folders, "-") and diagnoses them together. An
 // input that fails adds a warning; the rest are still read. Lines of a file in a sub-folder of a
 // folder argument ("logs/node17/dmesg") belong to the host named by that sub-folder unless the
-// line names its own host.
-Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog);
+// line names its own host. Reading an input stops after `max_bytes` of its text (a warning).
+Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
+                 uint64_t max_bytes = kDefaultMaxBytes);
 
 }  // namespace faultline

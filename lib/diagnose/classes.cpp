@@ -65,6 +65,19 @@ bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
   condition->sum_with = text(entry, "sum_with");
   condition->note = text(entry, "note");
   condition->trend = text(entry, "trend");
+  if (auto it = entry.find("where"); it != entry.end()) {
+    if (!it->is_object()) {
+      *error = "\"where\" must map captured fields to values";
+      return false;
+    }
+    for (const auto& [field, value] : it->items()) {
+      if (!value.is_string()) {
+        *error = "\"where\" values must be strings";
+        return false;
+      }
+      condition->where[field] = value.get<std::string>();
+    }
+  }
   condition->unlisted = flag(entry, "unlisted");
   if (!parse_xids(entry, &condition->xids, error)) return false;
   if (auto it = entry.find("at_least"); it != entry.end() && it->is_number()) {
@@ -133,6 +146,7 @@ bool parse_class(const json& entry, FailureClass* c, std::string* error) {
     c->priority = it->get<int>();
   }
   c->fallback = flag(entry, "fallback");
+  c->carry_fix = flag(entry, "carry_fix");
   if (!parse_conditions(entry, "supported_by", true, &c->supported_by, error) ||
       !parse_conditions(entry, "contradicted_by", false, &c->contradicted_by, error)) {
     return false;

@@ -24,13 +24,14 @@ struct Condition {
   std::vector<int> xids;  // ... with one of these Xids; an Xid that a later line names as its
                           //     cause ("caused by previous Xid 149") counts too
   bool unlisted = false;  // ... whose Xid the catalog does not list
-  std::string memory;     // ... on a GPU with this memory repair ("row-remapping")
-  std::string state;      // or: this state field ...
-  std::string equals;     // ... equal to this ...
+  std::map<std::string, std::string> where;  // ... whose captured fields have these values
+  std::string memory;              // ... on a GPU with this memory repair ("row-remapping")
+  std::string state;               // or: this state field ...
+  std::string equals;              // ... equal to this ...
   std::optional<double> at_least;  // ... or at least this (summed with `sum_with`)
   std::string sum_with;
   std::string trend;  // ... or "rising" / "falling" from the first snapshot to the last
-  std::string note;  // said when the condition holds; {memory_basis} is filled in
+  std::string note;   // said when the condition holds; {memory_basis} is filled in
   double weight = 0;
 };
 
@@ -48,6 +49,9 @@ struct FailureClass {
   int priority = 0;  // which class names a GPU's incident when several fit
   // Takes only events that no other class took: the catalog's per-Xid classes and xid-unknown.
   bool fallback = false;
+  // Its first fix line still applies when another class names the incident (the action an
+  // Xid 154 asks for).
+  bool carry_fix = false;
   std::vector<Condition> supported_by;
   std::vector<Condition> contradicted_by;
   std::vector<std::string> symptom_of;  // classes whose diagnosis this one is collateral to

@@ -83,6 +83,10 @@ bool event_fits(const Condition& condition, const Event& event, const Context& c
   if (!condition.signature.empty() && condition.signature != event.signature) return false;
   if (!condition.xids.empty() && !has_xid(condition, event.xid)) return false;
   if (condition.unlisted && (!event.xid || context.knowledge.find_xid(*event.xid))) return false;
+  for (const auto& [field, value] : condition.where) {
+    auto it = event.fields.find(field);
+    if (it == event.fields.end() || it->second != value) return false;
+  }
   return condition.memory.empty() || condition.memory == context.memory.kind;
 }
 
@@ -177,8 +181,9 @@ std::string fill(std::string text, const Subject& subject) {
   text = replace_all(std::move(text), "{gpu}", gpu.pci.empty() ? "the GPU" : gpu.pci);
   text = replace_all(std::move(text), "{gpu_index}",
                      gpu.index ? std::to_string(*gpu.index) : "<index of " + gpu.pci + ">");
-  text = replace_all(std::move(text), "{serial}", gpu.serial.empty() ? "unknown" : gpu.serial);
-  text = replace_all(std::move(text), "{uuid}", gpu.uuid.empty() ? "unknown" : gpu.uuid);
+  text = replace_all(std::move(text), "{serial}",
+                     gpu.serial.empty() ? "<serial unknown>" : gpu.serial);
+  text = replace_all(std::move(text), "{uuid}", gpu.uuid.empty() ? "<uuid unknown>" : gpu.uuid);
   text = replace_all(std::move(text), "{product}", gpu.product.empty() ? "GPU" : gpu.product);
   text = replace_all(std::move(text), "{memory_basis}", subject.memory.basis);
   return fill_event_fields(std::move(text), subject.events);
@@ -371,6 +376,14 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
   for (const Event* event : seen_events) diagnosis.occurrences += event->count;
   diagnosis.occurrences = std::max<uint64_t>(diagnosis.occurrences, 1);
   for (const std::string& fix : top.failure->fix) diagnosis.fix.push_back(fill(fix, subject));
+  for (const Candidate& candidate : candidates) {
+    if (&candidate == &top || !candidate.failure->carry_fix || candidate.failure->fix.empty()) {
+      continue;
+    }
+    const Subject carried{host, gpu, memory, candidate.events};
+    // The driver's own request comes before the class's general advice.
+    diagnosis.fix.insert(diagnosis.fix.begin(), fill(candidate.failure->fix.front(), carried));
+  }
   for (const VerifyStep& step : top.failure->verify) {
     diagnosis.verify.push_back({fill(step.command, subject), fill(step.expect, subject)});
   }

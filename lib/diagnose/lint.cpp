@@ -23,6 +23,7 @@ const std::set<std::string> kClassKeys = {"id",
                                           "severity",
                                           "priority",
                                           "fallback",
+                                          "carry_fix",
                                           "supported_by",
                                           "contradicted_by",
                                           "symptom_of",
@@ -43,9 +44,9 @@ const std::set<std::string> kClassRequired = {
     "id",          "title",     "class",    "severity", "priority", "supported_by",
     "explanation", "mechanism", "symptoms", "confirm",  "fix",      "verify",
     "prevent",     "monitor",   "related",  "source"};
-const std::set<std::string> kConditionKeys = {"signature", "xid",    "unlisted", "memory",
-                                              "state",     "equals", "at_least", "sum_with",
-                                              "note",      "weight"};
+const std::set<std::string> kConditionKeys = {"signature", "xid",   "unlisted", "where",
+                                              "memory",    "state", "equals",   "at_least",
+                                              "sum_with",  "trend", "note",     "weight"};
 
 class Linter {
  public:

@@ -1,0 +1,140 @@
+// The catalog's verdicts on real Xid lines: secondary Xids, application faults, the catalog's
+// fallbacks, recovery actions and users' overrides.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "diagnose/analysis.h"
+
+using namespace faultline;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Diagnoses `log` with the built-in tables plus, when given, one user table. The catalogs live
+// as long as the tests: diagnoses point at their classes.
+Analysis diagnose_text(const std::string& log, const std::string& user_table = "") {
+  static std::vector<std::unique_ptr<Catalog>> catalogs;
+  const fs::path dir = fs::temp_directory_path() / "faultline-catalog-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "tables");
+  std::ofstream(dir / "kern.log") << log;
+  std::vector<std::string> table_dirs;
+  if (!user_table.empty()) {
+    std::ofstream(dir / "tables" / "mine.json") << user_table;
+    table_dirs.push_back((dir / "tables").string());
+  }
+  const Catalog& catalog = *catalogs.emplace_back(std::make_unique<Catalog>());
+  std::string error;
+  REQUIRE_MESSAGE(load_catalog(table_dirs, catalogs.back().get(), &error), error);
+  Analysis analysis = analyze({(dir / "kern.log").string()}, catalog);
+  fs::remove_all(dir);
+  return analysis;
+}
+
+bool mentions(const std::vector<std::string>& lines, std::string_view text) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("Xid 45 naming Xid 149 as its cause: the NVLink fault ranks first, not the 45") {
+  const Analysis analysis = diagnose_text(
+      "[Sat Oct 12 18:35:32 2024] NVRM: Xid (PCI:0018:01:00): 45, pid=1496200, name=python3, "
+      "Ch 0000000a, caused by previous Xid 149\n"
+      "[Sat Oct 12 18:35:32 2024] NVRM: Xid (PCI:0018:01:00): 45, pid=1496201, name=python3, "
+      "Ch 0000000b, caused by previous Xid 149\n");
+  REQUIRE_FALSE(analysis.diagnoses.empty());
+  const Diagnosis& top = analysis.diagnoses[0];
+  CHECK(top.failure->id == "nvlink-error");
+  CHECK(top.failure->kind == "hardware");
+  CHECK(top.gpu.pci == "0018:01:00.0");
+  CHECK(mentions(top.missing, "Xid 149 itself is not in these logs"));
+}
+
+TEST_CASE("Xid 31 MMU faults alone are the application's, not hardware") {
+  const Analysis analysis = diagnose_text(
+      "[31543.449443] NVRM: Xid (PCI:0000:01:00): 31, Ch 0000003a, intr 10000000. MMU Fault: "
+      "ENGINE GRAPHICS GPCCLIENT_T1_3 faulted @ 0x17_00592000. Fault is of type FAULT_PDE "
+      "ACCESS_TYPE_READ\n"
+      "[31544.100000] NVRM: Xid (PCI:0000:01:00): 43, pid=2924364, name=pt_main_thread, Ch "
+      "00000008\n");
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "mmu-fault");
+  CHECK(analysis.diagnoses[0].failure->kind == "software");
+  CHECK(analysis.diagnoses[0].failure->severity < Severity::kError);
+}
+
+TEST_CASE("Xid 43 right after a fatal Xid on the same GPU is part of that incident") {
+  const Analysis analysis = diagnose_text(
+      "[100.0] NVRM: Xid (PCI:0000:07:00): 119, pid=2357, name=nv-hostengine, Timeout waiting "
+      "for RPC from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) (0x90cc0301 0xc).\n"
+      "[100.5] NVRM: Xid (PCI:0000:07:00): 43, pid=2924364, name=pt_main_thread, Ch 00000008\n");
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "gsp-error");
+  CHECK(analysis.diagnoses[0].occurrences == 2);
+}
+
+TEST_CASE("the action an Xid 154 names leads the fix of the incident it belongs to") {
+  const Analysis analysis = diagnose_text(
+      "[Sat Jul 11 05:52:47 2026] NVRM: Xid (PCI:0000:2a:00): 120, GSP kernel exception: load "
+      "access page fault (cause:0xd) @ pc:0xffffffff9300188a, partition:4#0\n"
+      "[Sat Jul 11 05:52:47 2026] NVRM: Xid (PCI:0000:2a:00): 154, GPU recovery action changed "
+      "from 0x0 (None) to 0x2 (Node Reboot Required)\n");
+  REQUIRE(analysis.diagnoses.size() == 1);
+  const Diagnosis& d = analysis.diagnoses[0];
+  CHECK(d.failure->id == "gsp-error");
+  REQUIRE_FALSE(d.fix.empty());
+  CHECK(d.fix[0].find("Node Reboot Required") != std::string::npos);
+}
+
+TEST_CASE("an Xid without a written class gets the catalog's verdict; one outside it is unknown") {
+  const Analysis catalog_only =
+      diagnose_text("[1.0] NVRM: Xid (PCI:0000:01:00): 32, Channel ID 00000052 intr 02000000\n");
+  REQUIRE(catalog_only.diagnoses.size() == 1);
+  CHECK(catalog_only.diagnoses[0].failure->id == "xid-32");
+  CHECK(catalog_only.diagnoses[0].failure->title.starts_with("Xid 32: "));
+
+  const Analysis unknown = diagnose_text("[1.0] NVRM: Xid (PCI:0000:01:00): 250, Something new\n");
+  REQUIRE(unknown.diagnoses.size() == 1);
+  CHECK(unknown.diagnoses[0].failure->id == "xid-unknown");
+  CHECK(unknown.diagnoses[0].failure->kind == "unknown");
+  REQUIRE(unknown.events.size() == 1);
+  CHECK(unknown.events[0].xid == 250);
+}
+
+TEST_CASE("a user's table can make Xid 63 critical") {
+  const std::string log =
+      "[5.0] NVRM: Xid (PCI:0000:3b:00): 63, pid=1, name=python, Row Remapper: New row marked "
+      "for remapping, reset gpu to activate.\n";
+  CHECK(diagnose_text(log).diagnoses.at(0).failure->severity == Severity::kError);
+  const Analysis strict = diagnose_text(log, R"json({"classes": [{
+      "id": "row-remap-pending", "title": "Row remap pending: drain now (fleet policy)",
+      "class": "hardware", "severity": "critical", "priority": 70,
+      "supported_by": [{"signature": "xid-63-row-remap", "weight": 0.9}],
+      "explanation": "e", "fix": ["Drain {host} now."],
+      "verify": [{"command": "nvidia-smi -q -d ROW_REMAPPER -i {gpu}", "expect": "Pending : No"}],
+      "source": "our fleet runbook"}]})json");
+  REQUIRE(strict.diagnoses.size() == 1);
+  CHECK(strict.diagnoses[0].failure->severity == Severity::kCritical);
+  CHECK(strict.diagnoses[0].failure->source == "our fleet runbook");
+}
+
+TEST_CASE("a where-condition tells a Fatal NVLink5 event from a Nonfatal one") {
+  const Analysis analysis = diagnose_text(
+      "NVRM: Xid (PCI:0018:01:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 09 (0x004525c6 "
+      "0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "nvlink-error");
+}
+
+TEST_CASE("a Nonfatal NVLink5 event is a warning, not the fatal NVLink diagnosis") {
+  const Analysis analysis = diagnose_text(
+      "NVRM: Xid (PCI:0018:01:00): 145, pid=876767, name=ray::WorkerDict, RLW_RXPIPE Nonfatal XC0 "
+      "i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 0x00000000 0x00100000 0x00000004)\n");
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "nvlink-nonfatal");
+  CHECK(analysis.diagnoses[0].failure->severity == Severity::kWarning);
+}
