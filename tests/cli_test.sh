@@ -101,9 +101,25 @@ printf '{\n  "signatures": [\n    {"id": "x", "pattern": "(unclosed"}\n  ]\n}\n'
 check "bad table: exit 2" test $? = 2
 check "bad table: names the file" grep -q "bad.json: signature x: pattern does not compile" "$scratch/sigs.err"
 
-# --- Catalog commands. ---
+# --- Catalog commands: the built-in catalog lints clean and every example holds. ---
+check "signatures lint" "$faultline" signatures lint >/dev/null
 check "signatures test" "$faultline" signatures test >/dev/null
 check "signatures list --patterns" bash -c "'$faultline' signatures list --patterns | grep -q 'NVRM: Xid'"
+check "signatures list --json" bash -c "'$faultline' signatures list --json | jq -e '.classes | length > 20' >/dev/null"
+"$faultline" signatures lint "$scratch/sigs" >/dev/null 2>&1
+check "lint of a broken table: exit 2" test $? = 2
+
+# --- explain: complete encyclopedia entries from the tables. ---
+"$faultline" explain row-remap-pending >"$scratch/explain.txt"
+for section in "What it is" Mechanism Symptoms "How to confirm" Fix Verify Prevent Monitor Related Source; do
+  check "explain row-remap-pending: $section" grep -q "^$section\$" "$scratch/explain.txt"
+done
+"$faultline" explain xid 64 >"$scratch/explain64.txt"
+check "explain xid 64: catalog entry" grep -q "^Xid 64 — " "$scratch/explain64.txt"
+check "explain xid 64: NVIDIA's action" grep -q "^NVIDIA's immediate action" "$scratch/explain64.txt"
+check "explain xid 64: the class that diagnoses it" grep -q "^row-remap-failure — " "$scratch/explain64.txt"
+"$faultline" explain no-such-thing >/dev/null 2>&1
+check "explain unknown id: exit 2" test $? = 2
 
 # --- Piped into head: no error spew when the reader goes away. ---
 "$faultline" scan "$good" "$good" "$good" 2>"$scratch/pipe.err" | head -n 1 >/dev/null
