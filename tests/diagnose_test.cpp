@@ -233,7 +233,8 @@ TEST_CASE("a flood is one diagnosis with a count, and its events are bounded") {
   LogFolder logs;
   std::string flood;
   for (int i = 0; i < 5000; ++i) {
-    flood += "[" + std::to_string(100 + i) + ".250000] NVRM: Xid (PCI:0000:1e:00): 31, Ch 00000060, "
+    flood += "[" + std::to_string(100 + i) +
+             ".250000] NVRM: Xid (PCI:0000:1e:00): 31, Ch 00000060, "
              "engmask 00000101, intr 10000000\n";
   }
   logs.Write("dmesg", flood);
@@ -246,4 +247,43 @@ TEST_CASE("a flood is one diagnosis with a count, and its events are bounded") {
   CHECK(d.last_seen.iso() == "+5099.250000s");
   CHECK(analysis.events.size() <= 1000);
   CHECK(has_note(d, "more lines like these are counted"));
+}
+
+TEST_CASE(
+    "three snapshots of rising uncorrectable remaps: memory-degrading, with values and times") {
+  LogFolder logs;
+  const auto snapshot = [](const std::string& day, int uncorrectable) {
+    std::string dump = a100_dump("No");
+    dump.replace(dump.find("Mon Mar  4"), 10, day);
+    dump.replace(dump.find("Uncorrectable Error               : 1"), 37,
+                 "Uncorrectable Error               : " + std::to_string(uncorrectable));
+    return dump;
+  };
+  logs.Write("2024-03-04/nvidia-smi-q.txt", snapshot("Mon Mar  4", 1));
+  logs.Write("2024-03-11/nvidia-smi-q.txt", snapshot("Mon Mar 11", 3));
+  logs.Write("2024-03-18/nvidia-smi-q.txt", snapshot("Mon Mar 18", 6));
+  std::vector<std::string> paths;
+  for (const char* day : {"2024-03-04", "2024-03-11", "2024-03-18"}) {
+    paths.push_back(logs.path() + "/" + day + "/nvidia-smi-q.txt");
+  }
+  const Analysis analysis = run(paths);
+  REQUIRE(analysis.diagnoses.size() == 1);
+  const Diagnosis& d = analysis.diagnoses[0];
+  CHECK(d.failure->id == "memory-degrading");
+  CHECK(has_note(d,
+                 "remapped_rows.uncorrectable went from 1 to 6 over 3 snapshots, "
+                 "2024-03-04T09:00:00 to 2024-03-18T09:00:00 (+0.36 a day)"));
+  CHECK(d.first_seen.iso() == "2024-03-04T09:00:00");
+  CHECK(d.last_seen.iso() == "2024-03-18T09:00:00");
+}
+
+TEST_CASE("a remap pending in one dump and applied in a later one is reported as applied") {
+  LogFolder logs;
+  std::string later = a100_dump("No");
+  later.replace(later.find("Mon Mar  4"), 10, "Tue Mar  5");
+  const Analysis analysis =
+      run({logs.Write("a/smi.txt", a100_dump("Yes")), logs.Write("b/smi.txt", later)});
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "row-remap-event");
+  CHECK(has_note(analysis.diagnoses[0], "has been applied"));
 }

@@ -180,7 +180,9 @@ std::string fill(std::string text, const Subject& subject) {
   text = replace_all(std::move(text), "{host}", subject.host.empty() ? "the node" : subject.host);
   text = replace_all(std::move(text), "{gpu}", gpu.pci.empty() ? "the GPU" : gpu.pci);
   text = replace_all(std::move(text), "{gpu_index}",
-                     gpu.index ? std::to_string(*gpu.index) : "<index of " + gpu.pci + ">");
+                     gpu.index         ? std::to_string(*gpu.index)
+                     : gpu.pci.empty() ? std::string("<GPU index>")
+                                       : "<index of " + gpu.pci + ">");
   text = replace_all(std::move(text), "{serial}",
                      gpu.serial.empty() ? "<serial unknown>" : gpu.serial);
   text = replace_all(std::move(text), "{uuid}", gpu.uuid.empty() ? "<uuid unknown>" : gpu.uuid);
@@ -232,9 +234,10 @@ bool trend_fits(const Condition& condition, const std::vector<const GpuState*>& 
                 Candidate* candidate) {
   std::vector<std::pair<const GpuState*, double>> values;
   for (const GpuState* state : states) {
-    if (auto value = number(field_or_empty(*state, condition.state))) {
-      values.emplace_back(state, *value);
-    }
+    const std::string text = field_or_empty(*state, condition.state);
+    // Flags trend too: a pending remap that later reads "no" was applied.
+    auto value = text == "yes" ? 1.0 : text == "no" ? std::optional<double>(0.0) : number(text);
+    if (value) values.emplace_back(state, *value);
   }
   if (values.size() < 2) return false;
   const auto& [first, from] = values.front();
@@ -431,7 +434,6 @@ bool diagnosis_before(const Diagnosis& a, const Diagnosis& b) {
 void link_symptoms(std::vector<Diagnosis>* diagnoses) {
   for (Diagnosis& symptom : *diagnoses) {
     const auto& causes = symptom.failure->symptom_of;
-    if (causes.empty()) continue;
     for (Diagnosis& cause : *diagnoses) {
       const bool explains =
           std::find(causes.begin(), causes.end(), cause.failure->id) != causes.end() &&
@@ -442,8 +444,11 @@ void link_symptoms(std::vector<Diagnosis>* diagnoses) {
       cause.role = "initiating";
       break;
     }
-    if (symptom.role != "collateral" && !symptom.failure->missing_without_gpu.empty()) {
-      symptom.missing.push_back(symptom.failure->missing_without_gpu);
+    // Unexplained and about no GPU: say what would rule hardware in or out.
+    if (symptom.role != "collateral" && symptom.gpu.pci.empty() &&
+        !symptom.failure->missing_without_gpu.empty()) {
+      symptom.missing.push_back(replace_all(symptom.failure->missing_without_gpu, "{host}",
+                                            symptom.host.empty() ? "each host" : symptom.host));
     }
   }
 }
