@@ -78,3 +78,13 @@ TEST_CASE("syslog dates are marked year_assumed and can be moved to another year
   CHECK(moved.iso() == "2019-11-07T03:41:12");
   CHECK(faultline::year_of(moved) == 2019);
 }
+
+TEST_CASE("NCCL's host:pid:tid prefix names the host") {
+  CHECK(parse_prefix("hostname-test:984:1257 [4] NCCL INFO ", 2026).host == "hostname-test");
+  CHECK(parse_prefix("[rank7]:H100-2:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN ", 2026)
+            .host == "H100-2");
+  CHECK(parse_prefix("[2025-05-01 12:34:56] gpu-7:11:12 [0] ", 2026).host == "gpu-7");
+  // The syslog envelope's host wins.
+  CHECK(parse_prefix("Mar  5 10:12:33 node-a python[12]: node-b:1:2 [0] ", 2026).host == "node-a");
+  CHECK(parse_prefix("ERROR 12:30:01 [3] ", 2026).host.empty());
+}

@@ -25,6 +25,12 @@ class GpuTable {
     if (!pci.empty() && !host.empty()) hosts_of_[pci].insert(host);
   }
 
+  // The merged identity of a GPU already seen, if any.
+  const GpuRef* Identity(const std::string& host, const std::string& pci) const {
+    auto it = index_.find(std::make_pair(host, pci));
+    return it == index_.end() ? nullptr : &out_->gpus[it->second].gpu;
+  }
+
   GpuFindings& Find(std::string host, const std::string& pci) {
     if (host.empty()) {
       auto it = hosts_of_.find(pci);
@@ -43,6 +49,29 @@ class GpuTable {
   std::map<std::string, std::set<std::string>> hosts_of_;
   std::map<std::pair<std::string, std::string>, size_t> index_;
 };
+
+// NCCL cuts host names at the first dot; syslog may not. Compare the short names.
+std::string host_key(const std::string& host) {
+  const bool address = !host.empty() && host.find_first_not_of("0123456789.") == std::string::npos;
+  return address ? host : host.substr(0, host.find('.'));
+}
+
+// (host, rank) -> the GPU the rank ran on, from identity events that name both.
+std::map<std::pair<std::string, int>, RankLink> rank_gpus(const std::vector<Event>& events,
+                                                          const GpuTable& table) {
+  std::map<std::pair<std::string, int>, RankLink> links;
+  for (const Event& event : events) {
+    if (!event.rank || event.gpu.pci.empty()) continue;
+    GpuRef gpu = event.gpu;
+    if (const GpuRef* known = table.Identity(event.host, gpu.pci)) gpu = *known;
+    const std::string how = "rank " + std::to_string(*event.rank) +
+                            (event.host.empty() ? "" : " on " + event.host) + " ran on GPU " +
+                            gpu.pci + " (" + event.signature + ", " + event.evidence.path + ":" +
+                            std::to_string(event.evidence.line) + ")";
+    links.emplace(std::make_pair(host_key(event.host), *event.rank), RankLink{gpu, how});
+  }
+  return links;
+}
 
 bool state_before(const GpuState* a, const GpuState* b) {
   return comparable(a->time, b->time) && a->time.seconds < b->time.seconds;
@@ -75,6 +104,12 @@ Correlation correlate(const std::vector<Event>& events, const std::vector<GpuSta
     GpuFindings& gpu = table.Find(state.host, state.gpu.pci);
     merge_identity(state.gpu, &gpu.gpu);
     gpu.states.push_back(&state);
+  }
+  const auto links = rank_gpus(events, table);
+  for (const Event* event : out.without_gpu) {
+    if (!event->rank) continue;
+    auto it = links.find(std::make_pair(host_key(event->host), *event->rank));
+    if (it != links.end()) out.rank_links.emplace(event, it->second);
   }
   // A GPU named only by identity lines (no fault, no dump) says nothing worth reporting.
   std::erase_if(out.gpus,

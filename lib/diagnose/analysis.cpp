@@ -5,6 +5,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "correlate/anomaly.h"
+#include "diagnose/progress.h"
 #include "sniff/prefix.h"
 
 namespace faultline {
@@ -39,18 +41,21 @@ std::vector<std::string> identity_signatures(const SignatureSet& signatures) {
 }
 
 void read_input(const std::string& path, const std::string& host, const Catalog& catalog,
-                uint64_t max_bytes, Analysis* analysis) {
+                uint64_t max_bytes, ProgressTracker* tracker, Analysis* analysis) {
   std::string error;
   std::unique_ptr<LineReader> reader = LineReader::Open(path, &error, max_bytes);
   if (!reader) {
     analysis->warnings.push_back(error);
     return;
   }
+  if (tracker) reader = tracker->Wrap(std::move(reader));
   ScanResult scan = scan_input(*reader, *catalog.signatures, {host, year_for(path)});
+  if (tracker) tracker->Finish(scan.input.bytes);
   if (!scan.input.error.empty()) analysis->warnings.push_back(scan.input.error);
   if (scan.input.error.empty() || scan.input.lines > 0) ++analysis->readable_inputs;
   for (Event& event : scan.events) analysis->events.push_back(std::move(event));
   for (GpuState& state : scan.states) analysis->states.push_back(std::move(state));
+  for (Series& series : scan.series) analysis->series.push_back(std::move(series));
   analysis->inputs.push_back(std::move(scan.input));
 }
 
@@ -86,16 +91,24 @@ bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog,
   return catalog->signatures && load_knowledge(catalog->tables, &catalog->knowledge, error);
 }
 
-Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog, uint64_t max_bytes) {
+Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog, uint64_t max_bytes,
+                 const Progress& progress) {
   Analysis analysis;
+  std::optional<ProgressTracker> tracker;
+  if (progress) tracker.emplace(progress);
   for (const std::string& arg : args) {
     std::error_code ec;
     const bool folder = arg != "-" && fs::is_directory(arg, ec);
     for (const std::string& path : expand_inputs({arg}, &analysis.warnings)) {
-      read_input(path, folder ? folder_host(arg, path) : "", catalog, max_bytes, &analysis);
+      read_input(path, folder ? folder_host(arg, path) : "", catalog, max_bytes,
+                 tracker ? &*tracker : nullptr, &analysis);
     }
   }
   settle_assumed_years(&analysis);
+  // Anomalies of the training metrics are events like any other; none names a GPU.
+  for (const Series& series : analysis.series) {
+    for (Event& event : detect_anomalies(series)) analysis.events.push_back(std::move(event));
+  }
   const Correlation correlation =
       correlate(analysis.events, analysis.states, identity_signatures(*catalog.signatures));
   analysis.diagnoses = diagnose(correlation, catalog.knowledge);

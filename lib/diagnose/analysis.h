@@ -1,6 +1,7 @@
 // The whole pipeline for a set of command-line inputs: read, extract, correlate, diagnose.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,15 +30,22 @@ struct Analysis {
   std::vector<std::string> warnings;  // one line each, naming the input
   std::vector<Event> events;
   std::vector<GpuState> states;
+  std::vector<Series> series;  // training metrics; their anomalies are among `events`
   std::vector<Diagnosis> diagnoses;
   size_t readable_inputs = 0;  // inputs that yielded at least one line or ended cleanly
 };
+
+// Told how far reading has got: the input being read, and the bytes of text read so far from
+// all inputs together.
+using Progress = std::function<void(const std::string& path, uint64_t bytes)>;
 
 // Reads every input named by `args` (files, folders, "-") and diagnoses them together. An
 // input that fails adds a warning; the rest are still read. Lines of a file in a sub-folder of a
 // folder argument ("logs/node17/dmesg") belong to the host named by that sub-folder unless the
 // line names its own host. Reading an input stops after `max_bytes` of its text (a warning).
+// `progress`, when set, is called once 64 MiB more have been read or 0.25 s has passed since
+// it was last called, whichever comes first.
 Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
-                 uint64_t max_bytes = kDefaultMaxBytes);
+                 uint64_t max_bytes = kDefaultMaxBytes, const Progress& progress = {});
 
 }  // namespace faultline

@@ -147,6 +147,7 @@ bool parse_class(const json& entry, FailureClass* c, std::string* error) {
   }
   c->fallback = flag(entry, "fallback");
   c->carry_fix = flag(entry, "carry_fix");
+  c->job_wide = flag(entry, "job_wide");
   if (!parse_conditions(entry, "supported_by", true, &c->supported_by, error) ||
       !parse_conditions(entry, "contradicted_by", false, &c->contradicted_by, error)) {
     return false;

@@ -55,6 +55,7 @@ struct FailureClass {
   std::vector<Condition> supported_by;
   std::vector<Condition> contradicted_by;
   std::vector<std::string> symptom_of;  // classes whose diagnosis this one is collateral to
+  bool job_wide = false;  // a symptom on any host of the job (NCCL timeouts on every rank)
   std::string explanation;
   // Templates: {host} {gpu} {gpu_index} {serial} {uuid} {product} {event.FIELD}.
   std::vector<std::string> fix;

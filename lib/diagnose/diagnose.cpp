@@ -407,16 +407,28 @@ std::optional<Diagnosis> diagnose_gpu(const GpuFindings& findings, const Knowled
   return diagnosis;
 }
 
-// Faults that name no GPU (a job's CUDA error): one diagnosis per class and host.
-std::vector<Diagnosis> diagnose_without_gpu(const std::vector<const Event*>& events,
+// Faults that name no GPU (a job's CUDA error): one diagnosis per class, host and, where the
+// rank's GPU is known, GPU.
+std::vector<Diagnosis> diagnose_without_gpu(const Correlation& correlation,
                                             const Knowledge& knowledge) {
-  std::map<std::string, std::vector<const Event*>> by_host;
-  for (const Event* event : events) by_host[event->host].push_back(event);
+  std::map<std::pair<std::string, std::string>, std::vector<const Event*>> groups;
+  std::map<std::string, const RankLink*> link_of_gpu;
+  for (const Event* event : correlation.without_gpu) {
+    auto link = correlation.rank_links.find(event);
+    const std::string pci = link == correlation.rank_links.end() ? "" : link->second.gpu.pci;
+    if (!pci.empty()) link_of_gpu.emplace(pci, &link->second);
+    groups[{event->host, pci}].push_back(event);
+  }
   const Context context{knowledge, {knowledge.default_memory, ""}};
   std::vector<Diagnosis> out;
-  for (const auto& [host, host_events] : by_host) {
-    for (Candidate& candidate : candidates_for(host_events, {}, context)) {
-      out.push_back(make_diagnosis({std::move(candidate)}, host, {}, context.memory));
+  for (const auto& [key, group] : groups) {
+    const auto& [host, pci] = key;
+    const RankLink* link = pci.empty() ? nullptr : link_of_gpu[pci];
+    for (Candidate& candidate : candidates_for(group, {}, context)) {
+      Diagnosis diagnosis =
+          make_diagnosis({std::move(candidate)}, host, link ? link->gpu : GpuRef{}, context.memory);
+      if (link) diagnosis.notes.push_back("Tied to its GPU: " + link->how + ".");
+      out.push_back(std::move(diagnosis));
     }
   }
   return out;
@@ -430,25 +442,52 @@ bool diagnosis_before(const Diagnosis& a, const Diagnosis& b) {
   return false;
 }
 
-// A symptom (the job's CUDA error) is collateral to the hardware diagnosis that explains it.
+// Whether `cause` can explain `symptom`: a class it is a symptom of, on the same GPU when both
+// name one, else on the same host unless the symptom spans the job (an NCCL timeout on every
+// rank follows one rank's failure wherever it ran).
+bool explains(const Diagnosis& cause, const Diagnosis& symptom) {
+  const auto& causes = symptom.failure->symptom_of;
+  if (&cause == &symptom ||
+      std::find(causes.begin(), causes.end(), cause.failure->id) == causes.end()) {
+    return false;
+  }
+  if (!symptom.gpu.pci.empty() && !cause.gpu.pci.empty()) {
+    return symptom.gpu.pci == cause.gpu.pci && symptom.host == cause.host;
+  }
+  return symptom.failure->job_wide || symptom.host.empty() || cause.host.empty() ||
+         symptom.host == cause.host;
+}
+
+// A symptom (the job's CUDA error) is collateral to the diagnosis that explains it; its cause
+// is the initiating one.
 void link_symptoms(std::vector<Diagnosis>* diagnoses) {
   for (Diagnosis& symptom : *diagnoses) {
-    const auto& causes = symptom.failure->symptom_of;
     for (Diagnosis& cause : *diagnoses) {
-      const bool explains =
-          std::find(causes.begin(), causes.end(), cause.failure->id) != causes.end() &&
-          (symptom.host.empty() || cause.host.empty() || symptom.host == cause.host);
-      if (!explains) continue;
+      if (!explains(cause, symptom)) continue;
       symptom.role = "collateral";
       symptom.caused_by = cause.position;
-      cause.role = "initiating";
       break;
     }
+  }
+  for (Diagnosis& diagnosis : *diagnoses) {
+    if (diagnosis.caused_by) (*diagnoses)[*diagnosis.caused_by - 1].role = "initiating";
+  }
+  // A cause that is itself collateral hands its symptoms to its own cause.
+  for (Diagnosis& diagnosis : *diagnoses) {
+    for (int hops = 0; diagnosis.caused_by && hops < 8; ++hops) {
+      const Diagnosis& cause = (*diagnoses)[*diagnosis.caused_by - 1];
+      if (!cause.caused_by) break;
+      diagnosis.caused_by = cause.caused_by;
+    }
+  }
+  for (Diagnosis& diagnosis : *diagnoses) {
+    if (diagnosis.caused_by && diagnosis.role == "initiating") diagnosis.role = "collateral";
     // Unexplained and about no GPU: say what would rule hardware in or out.
-    if (symptom.role != "collateral" && symptom.gpu.pci.empty() &&
-        !symptom.failure->missing_without_gpu.empty()) {
-      symptom.missing.push_back(replace_all(symptom.failure->missing_without_gpu, "{host}",
-                                            symptom.host.empty() ? "each host" : symptom.host));
+    if (diagnosis.role != "collateral" && diagnosis.gpu.pci.empty() &&
+        !diagnosis.failure->missing_without_gpu.empty()) {
+      diagnosis.missing.push_back(
+          replace_all(diagnosis.failure->missing_without_gpu, "{host}",
+                      diagnosis.host.empty() ? "each host" : diagnosis.host));
     }
   }
 }
@@ -462,7 +501,7 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
       diagnoses.push_back(std::move(*diagnosis));
     }
   }
-  for (Diagnosis& diagnosis : diagnose_without_gpu(correlation.without_gpu, knowledge)) {
+  for (Diagnosis& diagnosis : diagnose_without_gpu(correlation, knowledge)) {
     diagnoses.push_back(std::move(diagnosis));
   }
   std::stable_sort(diagnoses.begin(), diagnoses.end(), diagnosis_before);

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <unordered_map>
 
+#include "extract/metrics.h"
 #include "extract/state.h"
 #include "sniff/prefix.h"
 #include "sniff/sniff.h"
@@ -43,6 +44,8 @@ class EventBuilder {
         event.gpu.uuid = value;
       } else if (name == "serial") {
         event.gpu.serial = value;
+      } else if (name == "rank") {
+        event.rank = parse_int(value);
       }
       event.fields[name] = value;
     }
@@ -106,17 +109,20 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   ScanResult result;
   KindSniffer sniffer;
   StateReader states(reader.path());
+  MetricsReader metrics(reader.path(), options.host);
   EventBuilder builder(reader.path(), options);
   std::vector<SignatureMatch> matches;
   Line line;
   while (reader.Next(&line)) {
     sniffer.Observe(line.text);
     states.Feed(line.text, line.number);
+    metrics.Feed(line.text, line.number);
     matches.clear();
     signatures.Match(line.text, &matches);
     for (const SignatureMatch& match : matches) builder.Add(line, match, &result.events);
   }
   result.states = states.Finish();
+  result.series = metrics.Finish();
   for (GpuState& state : result.states) {
     if (state.host.empty()) state.host = options.host;
   }

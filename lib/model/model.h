@@ -60,6 +60,7 @@ struct Evidence {
 struct Event {
   std::string signature;
   std::string host;
+  std::optional<int> rank;  // the job's global rank whose log printed it
   GpuRef gpu;
   std::optional<int> xid;
   std::map<std::string, std::string> fields;

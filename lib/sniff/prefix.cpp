@@ -75,12 +75,23 @@ const RE2& host_pattern() {
   return re;
 }
 
+// NCCL's own prefix: "host:pid:tid [cudaDev] " (the host cut at its first dot).
+const RE2& nccl_pattern() {
+  static const RE2 re(R"((?:^|[\s\]:])([A-Za-z0-9_-]*[A-Za-z][A-Za-z0-9_-]*):\d+:\d+ \[\d+\] )");
+  return re;
+}
+
 std::string host_after(std::string_view rest) {
   std::string host;
   if (!RE2::PartialMatch(re2::StringPiece(rest.data(), rest.size()), host_pattern(), &host)) {
     return "";
   }
   return host == "kernel" ? "" : host;
+}
+
+// The syslog envelope's host wins over one named further in (NCCL's).
+void set_host(std::string host, LinePrefix* out) {
+  if (!host.empty()) out->host = std::move(host);
 }
 
 }  // namespace
@@ -99,6 +110,7 @@ double unix_seconds(int year, int month, int day, int hour, int minute, double s
 LinePrefix parse_prefix(std::string_view prefix, int year) {
   LinePrefix out;
   const re2::StringPiece text(prefix.data(), prefix.size());
+  RE2::PartialMatch(text, nccl_pattern(), &out.host);
   re2::StringPiece y, mo, d, h, mi, s, frac, zone, whole;
 
   if (RE2::PartialMatch(text, boot_pattern(), &whole, &frac)) {
@@ -121,7 +133,7 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
         zone.data() ? zone.end() - text.data()
                     : (frac.data() ? frac.end() - text.data() : s.end() - text.data()));
     if (after < prefix.size() && prefix[after] == ' ')
-      out.host = host_after(prefix.substr(after + 1));
+      set_host(host_after(prefix.substr(after + 1)), &out);
     return out;
   }
   if (RE2::PartialMatch(text, dmesg_t_pattern(), &mo, &d, &h, &mi, &s, &y)) {
@@ -142,7 +154,7 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
         std::nullopt);
     out.time.year_assumed = true;
     const size_t after = static_cast<size_t>((frac.data() ? frac.end() : s.end()) - text.data());
-    if (after < prefix.size()) out.host = host_after(prefix.substr(after + 1));
+    if (after < prefix.size()) set_host(host_after(prefix.substr(after + 1)), &out);
   }
   return out;
 }

@@ -1,0 +1,433 @@
+#include "correlate/anomaly.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <string_view>
+
+namespace faultline {
+namespace {
+
+// The parameters of the definitions in anomaly.h.
+constexpr size_t kWarmupPoints = 20;
+constexpr size_t kResumeExclusion = 50;
+constexpr size_t kWindow = 100;
+constexpr size_t kMinHistory = 20;
+constexpr double kSpikeZ = 6;
+constexpr double kSpikeMinRatio = 1.3;
+constexpr double kMegatronSpikeFactor = 10;  // Megatron-LM rerun_state_machine SPIKY_LOSS_FACTOR
+constexpr double kMadToSigma = 1.4826;       // MAD of a normal distribution -> its sigma
+constexpr double kMinLogMad = 1e-3;          // a flat curve still has 0.1% noise
+constexpr size_t kDivergenceBlock = 25;
+constexpr size_t kDivergenceBlocks = 4;
+constexpr double kDivergenceRise = 1.2;
+constexpr double kStallFactor = 5;
+constexpr size_t kStallMinHistory = 10;
+constexpr double kSilenceMinSeconds = 300;
+constexpr size_t kSilenceMinGaps = 5;
+constexpr uint64_t kSkippedRunMin = 3;
+constexpr size_t kResumeSettleMin = 10;
+// Events of one kind kept per series; later ones are counted in the last kept.
+constexpr size_t kMaxEventsPerKind = 50;
+
+using Points = std::vector<MetricPoint>;
+
+double median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<long>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+struct Robust {
+  double median = 0;
+  double mad = 0;
+};
+
+Robust robust(const std::vector<double>& values) {
+  Robust out;
+  out.median = median(values);
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (double v : values) deviations.push_back(std::fabs(v - out.median));
+  out.mad = median(std::move(deviations));
+  return out;
+}
+
+std::string number(double value) {
+  return fmt::format("{:.4g}", value);
+}
+
+std::string seconds_text(double seconds) {
+  if (seconds < 120) return fmt::format("{:.3g} s", seconds);
+  if (seconds < 7200) return fmt::format("{:.3g} min", seconds / 60);
+  return fmt::format("{:.3g} h", seconds / 3600);
+}
+
+// Builds the events of one series, capping each kind (see kMaxEventsPerKind).
+class Emitter {
+ public:
+  Emitter(const Series& series, std::vector<Event>* out) : series_(series), out_(out) {}
+
+  struct Finding {
+    std::string_view signature;
+    const MetricPoint* at;
+    std::string text;
+    double value = 0;
+    double baseline = 0;
+    double score = 0;
+    uint64_t count = 1;  // points it spans
+    int64_t last_step = 0;
+  };
+
+  void Emit(Finding finding) {
+    auto& [kept, last] = kinds_[finding.signature];
+    if (kept == kMaxEventsPerKind) {
+      Event& event = (*out_)[last];
+      event.count += finding.count;
+      event.fields["last_step"] = std::to_string(finding.last_step);
+      return;
+    }
+    ++kept;
+    last = out_->size();
+    out_->push_back(MakeEvent(finding));
+  }
+
+ private:
+  Event MakeEvent(const Finding& f) const {
+    Event event;
+    event.signature = std::string(f.signature);
+    event.host = series_.host;
+    event.count = f.count;
+    event.fields = {{"step", std::to_string(f.at->step)},
+                    {"value", number(f.value)},
+                    {"baseline", number(f.baseline)},
+                    {"score", number(f.score)},
+                    {"segment", std::to_string(series_.segment)},
+                    {"format", series_.format}};
+    if (series_.rank >= 0) {
+      event.fields["rank"] = std::to_string(series_.rank);
+      event.fields["rank_kind"] = series_.rank_is_local ? "local" : "global";
+    }
+    if (f.count > 1) event.fields["last_step"] = std::to_string(f.last_step);
+    const Timestamp time =
+        f.at->has(MetricPoint::kTime) ? Timestamp::Absolute(f.at->time, std::nullopt) : Timestamp();
+    event.evidence = {series_.path, f.at->line, time, f.text, event.signature};
+    return event;
+  }
+
+  const Series& series_;
+  std::vector<Event>* out_;
+  std::map<std::string_view, std::pair<size_t, size_t>> kinds_;  // kept, index of the last
+};
+
+// Calls `report(first, last)` for each run of consecutive points from `from` on that satisfy
+// `test`.
+void for_each_run(const Points& points, size_t from, const std::function<bool(size_t)>& test,
+                  const std::function<void(size_t, size_t)>& report) {
+  for (size_t i = from; i < points.size(); ++i) {
+    if (!test(i)) continue;
+    size_t last = i;
+    while (last + 1 < points.size() && test(last + 1)) ++last;
+    report(i, last);
+    i = last;
+  }
+}
+
+std::string loss_name(const Series& series) {
+  return series.format == "megatron" ? "lm loss" : "loss";
+}
+
+std::string run_suffix(const Points& points, size_t first, size_t last) {
+  if (first == last) return "";
+  return fmt::format(" ({} logged points in a row, through step {})", last - first + 1,
+                     points[last].step);
+}
+
+void detect_nonfinite(const Series& series, Emitter* emit) {
+  const Points& p = series.points();
+  for_each_run(
+      p, 0, [&](size_t i) { return p[i].loss_nonfinite(); },
+      [&](size_t first, size_t last) {
+        const MetricPoint& at = p[first];
+        const std::string what =
+            at.has(MetricPoint::kLossInferred)
+                ? fmt::format(
+                      "no {} printed and {} NaN iterations counted (Megatron leaves "
+                      "the loss out when it is NaN)",
+                      loss_name(series), at.nan_iterations)
+                : fmt::format("{} {}", loss_name(series), number(at.loss));
+        emit->Emit({"loss-nan", &at,
+                    fmt::format("step {}: {}{}", at.step, what, run_suffix(p, first, last)),
+                    at.loss, 0, 0, last - first + 1, p[last].step});
+      });
+  for_each_run(
+      p, 0, [&](size_t i) { return p[i].grad_norm_nonfinite(); },
+      [&](size_t first, size_t last) {
+        const MetricPoint& at = p[first];
+        emit->Emit({"grad-norm-nan", &at,
+                    fmt::format("step {}: grad norm {}{}", at.step, number(at.grad_norm),
+                                run_suffix(p, first, last)),
+                    at.grad_norm, 0, 0, last - first + 1, p[last].step});
+      });
+}
+
+size_t exclusion(const Series& series) {
+  return series.resumed ? kResumeExclusion : kWarmupPoints;
+}
+
+// How far each point's loss stands out from the trailing window; 0 where it cannot be told.
+struct SpikeScore {
+  double z = 0;
+  double ratio = 0;     // loss / trailing median
+  double baseline = 0;  // trailing median
+  bool megatron_rule = false;
+};
+
+class SpikeScorer {
+ public:
+  explicit SpikeScorer(const Points& points) : points_(points) {
+    use_log_ = std::all_of(points.begin(), points.end(), [](const MetricPoint& p) {
+      return !p.has(MetricPoint::kLoss) || !std::isfinite(p.loss) || p.loss > 0;
+    });
+  }
+
+  // Scores point `i` against the finite losses before it, then remembers it.
+  SpikeScore Score(size_t i) {
+    const MetricPoint& p = points_[i];
+    SpikeScore score;
+    if (!p.has(MetricPoint::kLoss) || !std::isfinite(p.loss)) return score;
+    const double x = Transform(p.loss);
+    if (history_.size() >= kMinHistory) {
+      const size_t from = history_.size() > kWindow ? history_.size() - kWindow : 0;
+      window_.assign(history_.begin() + static_cast<long>(from), history_.end());
+      const Robust r = robust(window_);
+      const double mad = std::max(r.mad, use_log_ ? kMinLogMad : kMinLogMad * std::fabs(r.median));
+      score.z = (x - r.median) / (kMadToSigma * mad);
+      score.baseline = use_log_ ? std::exp(r.median) : r.median;
+      score.ratio = score.baseline > 0 ? p.loss / score.baseline : 0;
+      score.megatron_rule = max_loss_ > 0 && p.loss > kMegatronSpikeFactor * max_loss_;
+    }
+    history_.push_back(x);
+    max_loss_ = std::max(max_loss_, static_cast<double>(p.loss));
+    return score;
+  }
+
+ private:
+  double Transform(double loss) const { return use_log_ ? std::log(loss) : loss; }
+
+  const Points& points_;
+  bool use_log_ = true;
+  std::vector<double> history_;
+  std::vector<double> window_;
+  double max_loss_ = 0;
+};
+
+bool is_spike(const SpikeScore& s) {
+  return (s.z >= kSpikeZ && s.ratio >= kSpikeMinRatio) || s.megatron_rule;
+}
+
+// The grad norm at a spike, next to its trailing median: grad-norm spikes come with loss spikes.
+std::string grad_note(const Points& p, size_t i) {
+  if (!p[i].has(MetricPoint::kGradNorm) || !std::isfinite(p[i].grad_norm)) return "";
+  std::vector<double> window;
+  for (size_t j = i > kWindow ? i - kWindow : 0; j < i; ++j) {
+    if (p[j].has(MetricPoint::kGradNorm) && std::isfinite(p[j].grad_norm)) {
+      window.push_back(p[j].grad_norm);
+    }
+  }
+  if (window.size() < kMinHistory) return "";
+  return fmt::format("; grad norm {} (trailing median {})", number(p[i].grad_norm),
+                     number(median(std::move(window))));
+}
+
+void detect_spikes(const Series& series, Emitter* emit) {
+  const Points& p = series.points();
+  SpikeScorer scorer(p);
+  std::vector<SpikeScore> scores(p.size());
+  for (size_t i = 0; i < p.size(); ++i) scores[i] = scorer.Score(i);
+  for_each_run(
+      p, exclusion(series), [&](size_t i) { return is_spike(scores[i]); },
+      [&](size_t first, size_t last) {
+        const SpikeScore& s = scores[first];
+        const std::string rule =
+            s.z >= kSpikeZ && s.ratio >= kSpikeMinRatio
+                ? fmt::format("robust z {}", number(s.z))
+                : fmt::format("above {}x the largest loss before it", kMegatronSpikeFactor);
+        emit->Emit(
+            {"loss-spike", &p[first],
+             fmt::format("step {}: {} {}, {}x the trailing median {} ({}){}{}", p[first].step,
+                         loss_name(series), number(p[first].loss), number(s.ratio),
+                         number(s.baseline), rule, grad_note(p, first), run_suffix(p, first, last)),
+             p[first].loss, s.baseline, s.z, last - first + 1, p[last].step});
+      });
+}
+
+std::vector<double> finite_losses(const Points& p, size_t from, size_t to) {
+  std::vector<double> out;
+  for (size_t i = from; i < std::min(to, p.size()); ++i) {
+    if (p[i].has(MetricPoint::kLoss) && std::isfinite(p[i].loss)) out.push_back(p[i].loss);
+  }
+  return out;
+}
+
+void detect_resume_spike(const Series& series, Emitter* emit) {
+  const Points& p = series.points();
+  if (!series.resumed) return;
+  const std::vector<double> settled =
+      finite_losses(p, kResumeExclusion, kResumeExclusion + kWindow);
+  if (settled.size() < kResumeSettleMin) return;
+  const double level = median(settled);
+  size_t peak = p.size();
+  for (size_t i = 0; i < std::min(kResumeExclusion, p.size()); ++i) {
+    if (!p[i].has(MetricPoint::kLoss) || !std::isfinite(p[i].loss)) continue;
+    if (peak == p.size() || p[i].loss > p[peak].loss) peak = i;
+  }
+  if (peak == p.size() || level <= 0 || p[peak].loss < kSpikeMinRatio * level) return;
+  emit->Emit({"loss-resume-spike", &p[peak],
+              fmt::format("step {}: {} {} right after the resume, {}x the level it settled at "
+                          "(median {}); expected after a resume, not a sign of a fault",
+                          p[peak].step, loss_name(series), number(p[peak].loss),
+                          number(p[peak].loss / level), number(level)),
+              p[peak].loss, level, p[peak].loss / level});
+}
+
+void detect_divergence(const Series& series, Emitter* emit) {
+  const Points& p = series.points();
+  std::vector<double> medians;
+  std::vector<size_t> starts;
+  for (size_t start = exclusion(series); start + kDivergenceBlock / 2 <= p.size();
+       start += kDivergenceBlock) {
+    const std::vector<double> block = finite_losses(p, start, start + kDivergenceBlock);
+    if (block.size() < kDivergenceBlock / 2) continue;
+    medians.push_back(median(block));
+    starts.push_back(start);
+  }
+  for (size_t i = 1; i + kDivergenceBlocks <= medians.size(); ++i) {
+    const double base = *std::min_element(medians.begin(), medians.begin() + static_cast<long>(i));
+    const bool sustained =
+        base > 0 && std::all_of(medians.begin() + static_cast<long>(i), medians.end(),
+                                [&](double m) { return m >= kDivergenceRise * base; });
+    if (!sustained) continue;
+    const double now = medians.back();
+    emit->Emit({"loss-divergence", &p[starts[i]],
+                fmt::format("from step {}: the median {} rose from {} to {} ({}x) over the "
+                            "last {} logged points and did not come back",
+                            p[starts[i]].step, loss_name(series), number(base), number(now),
+                            number(now / base), p.size() - starts[i]),
+                now, base, now / base, p.size() - starts[i], p.back().step});
+    return;
+  }
+}
+
+// Iteration time (or, failing it, the inverse of throughput) at each point; 0 if unknown.
+double slowness(const MetricPoint& p) {
+  if (p.has(MetricPoint::kIterationSeconds) && p.iteration_seconds > 0) return p.iteration_seconds;
+  if (p.has(MetricPoint::kThroughput) && p.throughput > 0) return 1 / p.throughput;
+  return 0;
+}
+
+void detect_slow_steps(const Series& series, Emitter* emit) {
+  const Points& p = series.points();
+  std::vector<double> ratio(p.size(), 0);
+  std::vector<double> base(p.size(), 0);
+  std::vector<double> history;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const double s = slowness(p[i]);
+    if (s <= 0) continue;
+    if (history.size() >= kStallMinHistory) {
+      const size_t from = history.size() > kWindow ? history.size() - kWindow : 0;
+      base[i] = median({history.begin() + static_cast<long>(from), history.end()});
+      ratio[i] = s / base[i];
+    }
+    history.push_back(s);
+  }
+  for_each_run(
+      p, exclusion(series), [&](size_t i) { return ratio[i] >= kStallFactor; },
+      [&](size_t first, size_t last) {
+        const MetricPoint& at = p[first];
+        const bool timed = at.has(MetricPoint::kIterationSeconds) && at.iteration_seconds > 0;
+        const std::string what =
+            timed
+                ? fmt::format("{} per iteration, {}x the trailing median {}",
+                              seconds_text(at.iteration_seconds), number(ratio[first]),
+                              seconds_text(base[first]))
+                : fmt::format("throughput {}, {}x below the trailing median {}",
+                              number(at.throughput), number(ratio[first]), number(1 / base[first]));
+        emit->Emit({"training-stall", &at,
+                    fmt::format("step {}: {}{}", at.step, what, run_suffix(p, first, last)),
+                    timed ? at.iteration_seconds : at.throughput,
+                    timed ? base[first] : 1 / base[first], ratio[first], last - first + 1,
+                    p[last].step});
+      });
+}
+
+void detect_silence(const Series& series, Emitter* emit) {
+  const Points& p = series.points();
+  if (!series.input_end_time || p.empty() || !p.back().has(MetricPoint::kTime)) return;
+  std::vector<double> gaps;
+  for (size_t i = 1; i < p.size(); ++i) {
+    if (p[i].has(MetricPoint::kTime) && p[i - 1].has(MetricPoint::kTime) &&
+        p[i].time > p[i - 1].time) {
+      gaps.push_back(p[i].time - p[i - 1].time);
+    }
+  }
+  if (gaps.size() < kSilenceMinGaps) return;
+  const double usual = median(gaps);
+  const double silent = *series.input_end_time - p.back().time;
+  if (silent < kSilenceMinSeconds || silent < kStallFactor * usual) return;
+  emit->Emit({"training-stall", &p.back(),
+              fmt::format("step {}: the last metrics; the log goes on for {} more without any "
+                          "({}x the usual {} between logged steps)",
+                          p.back().step, seconds_text(silent), number(silent / usual),
+                          seconds_text(usual)),
+              silent, usual, silent / usual});
+}
+
+bool skipped_any(const MetricPoint& p) {
+  return p.skipped > 0 || (p.nan_iterations > 0 && !p.loss_nonfinite());
+}
+
+void detect_skipped(const Series& series, Emitter* emit) {
+  const Points& p = series.points();
+  for_each_run(
+      p, exclusion(series), [&](size_t i) { return skipped_any(p[i]); },
+      [&](size_t first, size_t last) {
+        uint64_t skipped = 0;
+        uint64_t nans = 0;
+        for (size_t i = first; i <= last; ++i) {
+          skipped += p[i].skipped;
+          if (!p[i].loss_nonfinite()) nans += p[i].nan_iterations;
+        }
+        if (std::max(skipped, nans) < kSkippedRunMin && nans == 0) return;
+        std::string text =
+            fmt::format("step {}: {} iterations skipped", p[first].step, std::max(skipped, nans));
+        if (nans > 0) text += fmt::format(", {} with a NaN loss", nans);
+        if (p[first].has(MetricPoint::kLossScale) && p[last].has(MetricPoint::kLossScale)) {
+          text += fmt::format("; loss scale {} -> {}", number(p[first].loss_scale),
+                              number(p[last].loss_scale));
+        }
+        emit->Emit({"iterations-skipped", &p[first], text + run_suffix(p, first, last),
+                    static_cast<double>(std::max(skipped, nans)), 0, 0, last - first + 1,
+                    p[last].step});
+      });
+}
+
+}  // namespace
+
+std::vector<Event> detect_anomalies(const Series& series) {
+  std::vector<Event> events;
+  Emitter emit(series, &events);
+  detect_nonfinite(series, &emit);
+  detect_spikes(series, &emit);
+  detect_resume_spike(series, &emit);
+  detect_divergence(series, &emit);
+  detect_slow_steps(series, &emit);
+  detect_silence(series, &emit);
+  detect_skipped(series, &emit);
+  return events;
+}
+
+}  // namespace faultline
