@@ -287,3 +287,26 @@ TEST_CASE("a remap pending in one dump and applied in a later one is reported as
   CHECK(analysis.diagnoses[0].failure->id == "row-remap-event");
   CHECK(has_note(analysis.diagnoses[0], "has been applied"));
 }
+
+TEST_CASE("raw dmesg seconds become wall-clock times when the host's syslog gives its boot time") {
+  LogFolder logs;
+  logs.Write("node1/kern.log",
+             "Mar  5 10:12:33 node1 kernel: [ 100.000000] NVRM: GPU at PCI:0000:3b:00: "
+             "GPU-0b11d014-7a6e-1f3c-9d2e-5b8a4c3f2e10\n");
+  logs.Write("node1/dmesg",
+             "[  160.500000] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n");
+  logs.Write("node2/dmesg",
+             "[  170.000000] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n");
+  // A full date elsewhere in the run gives the syslog lines their year.
+  logs.Write("node3/dmesg-T.txt",
+             "[Tue Mar  5 09:00:00 2024] NVRM: GPU at PCI:0000:07:00: "
+             "GPU-3f2a91c0-77b4-e1c9-0a5d-6e2b94f1c307\n");
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 2);
+  for (const Diagnosis& d : analysis.diagnoses) {
+    CAPTURE(d.host);
+    // node2 has no syslog: its stamps stay relative to its boot.
+    CHECK(d.first_seen.iso() ==
+          (d.host == "node1" ? "2024-03-05T10:13:33.500000" : "+170.000000s"));
+  }
+}

@@ -4,6 +4,7 @@
 
 #include <ctime>
 #include <filesystem>
+#include <map>
 
 #include "correlate/anomaly.h"
 #include "diagnose/progress.h"
@@ -79,6 +80,38 @@ void settle_assumed_years(Analysis* analysis) {
   }
 }
 
+// Boot-relative dmesg stamps become wall-clock times on a host whose boot time the logs give:
+// a syslog line that carries both its date and the "[secs]" stamp. Only when every such line
+// of the host agrees (one boot): after a reboot the stamps restart and nothing is converted.
+void align_boot_times(Analysis* analysis) {
+  constexpr double kAgreement = 2.0;  // seconds of jitter between syslog and kernel clocks
+  struct Boot {
+    double low = 0, high = 0;
+    std::optional<int> offset;
+    bool seen = false;
+  };
+  std::map<std::string, Boot> boots;
+  for (const Event& event : analysis->events) {
+    auto stamp = event.fields.find("boot_seconds");
+    if (stamp == event.fields.end() || event.host.empty()) continue;
+    const double boot = event.evidence.time.seconds - std::strtod(stamp->second.c_str(), nullptr);
+    Boot& b = boots[event.host];
+    if (!b.seen) b = {boot, boot, event.evidence.time.utc_offset_minutes, true};
+    b.low = std::min(b.low, boot);
+    b.high = std::max(b.high, boot);
+  }
+  for (Event& event : analysis->events) {
+    Timestamp& time = event.evidence.time;
+    auto it = boots.find(event.host);
+    if (time.kind != Timestamp::Kind::kBootRelative || it == boots.end() ||
+        it->second.high - it->second.low > kAgreement) {
+      continue;
+    }
+    time = Timestamp::Absolute(it->second.low + time.seconds, it->second.offset);
+    event.fields["time_from_boot"] = "true";
+  }
+}
+
 }  // namespace
 
 bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog,
@@ -105,6 +138,7 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog, u
     }
   }
   settle_assumed_years(&analysis);
+  align_boot_times(&analysis);
   // Anomalies of the training metrics are events like any other; none names a GPU.
   for (const Series& series : analysis.series) {
     for (Event& event : detect_anomalies(series)) analysis.events.push_back(std::move(event));
