@@ -1,12 +1,20 @@
 // faultline's command line: argument handling and exit codes, nothing else.
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <limits>
+#include <optional>
+#include <tuple>
 
+#include "diagnose/filter.h"
 #include "diagnose/lint.h"
+#include "diagnose/redact.h"
 #include "report/report.h"
 
 namespace {
@@ -25,16 +33,63 @@ struct Options {
   std::string format = "text";
   std::string fail_on = "error";
   std::string color = "auto";
+  std::string max_bytes;  // --max-bytes SIZE, "" for the default
   bool verbose = false;
+  // diagnose's filters and --redact
+  std::string since;
+  std::string until;
+  std::vector<std::string> hosts;
+  std::vector<std::string> gpus;
+  std::string min_severity;
+  bool redact = false;
   bool patterns = false;
   bool json = false;
   std::string table_dir;             // signatures lint|test DIR
   std::vector<std::string> explain;  // explain ID | explain xid N
 };
 
+// Messages carry paths, ids and pattern text from the inputs: a control character there (a
+// newline in a file name or in a table's id) is escaped, so that each message is one line.
+std::string one_line(std::string_view message) {
+  std::string out;
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += "\\x";
+      out += "0123456789abcdef"[byte >> 4];
+      out += "0123456789abcdef"[byte & 0xf];
+    }
+  }
+  return out;
+}
+
 int fail(const std::string& message) {
-  std::cerr << "faultline: " << message << "\n";
+  std::cerr << "faultline: " << one_line(message) << "\n";
   return kExitUsage;
+}
+
+// "100M", "16G", "4096": a byte count with an optional binary unit (K, M, G, T; KiB, MB also).
+std::optional<uint64_t> parse_size(std::string_view text) {
+  uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || value == 0) return std::nullopt;
+  std::string unit(end, text.data() + text.size());
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  int shift = 0;
+  if (!unit.empty() && unit != "B") {
+    const size_t power = std::string_view("KMGT").find(unit[0]);
+    const std::string_view rest = std::string_view(unit).substr(1);
+    if (power == std::string_view::npos || !(rest.empty() || rest == "B" || rest == "IB")) {
+      return std::nullopt;
+    }
+    shift = 10 * static_cast<int>(power + 1);
+  }
+  if (value > (std::numeric_limits<uint64_t>::max() >> shift)) return std::nullopt;
+  return value << shift;
 }
 
 // No path means standard input, unless that is a terminal (then the user forgot the path).
@@ -45,30 +100,112 @@ bool resolve_paths(Options* options) {
   return true;
 }
 
+// Columns of the terminal on `fd`; 100 when it is not one (a pipe, a file).
+size_t terminal_width(int fd) {
+  winsize size{};
+  return isatty(fd) && ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 100;
+}
+
+// A progress line on stderr while a long read goes on, only when stderr is a terminal and only
+// after the first second, so that short runs, pipes and CI logs get nothing.
+class ProgressLine {
+ public:
+  faultline::Progress Callback() {
+    if (!isatty(STDERR_FILENO)) return {};
+    return [this](const std::string& path, uint64_t bytes) {
+      const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+      if (seconds < 1) return;
+      std::cerr << "\r"
+                << faultline::progress_line(path, bytes, seconds, terminal_width(STDERR_FILENO) - 1)
+                << "\x1b[K" << std::flush;
+      shown_ = true;
+    };
+  }
+  void Clear() {
+    if (shown_) std::cerr << "\r\x1b[K" << std::flush;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start_ = Clock::now();
+  bool shown_ = false;
+};
+
 // Reads the inputs; returns an exit code when the run must stop here.
 std::optional<int> run_analysis(Options& options, Catalog* catalog, Analysis* analysis) {
   std::string error;
   if (!faultline::load_catalog(options.signature_dirs, catalog, &error)) return fail(error);
   if (!resolve_paths(&options)) return fail("no input: give a path, a folder or '-' for stdin");
-  *analysis = faultline::analyze(options.paths, *catalog);
+  uint64_t max_bytes = faultline::kDefaultMaxBytes;
+  if (!options.max_bytes.empty()) {
+    const std::optional<uint64_t> size = parse_size(options.max_bytes);
+    if (!size) return fail("--max-bytes: '" + options.max_bytes + "' is not a size (100M, 16G)");
+    max_bytes = *size;
+  }
+  ProgressLine progress;
+  *analysis = faultline::analyze(options.paths, *catalog, max_bytes, progress.Callback());
+  progress.Clear();
   for (const std::string& warning : analysis->warnings) {
-    std::cerr << "faultline: warning: " << warning << "\n";
+    std::cerr << "faultline: warning: " << one_line(warning) << "\n";
   }
   if (analysis->readable_inputs == 0) return fail("no input could be read");
   return std::nullopt;
 }
 
+// The filter that --since, --until, --host, --gpu and --min-severity ask for; an exit code when
+// one of them cannot be read.
+std::optional<int> read_filter(const Options& options, faultline::Filter* filter) {
+  for (const auto& [flag, text, bound] : {std::tuple{"--since", &options.since, &filter->since},
+                                          std::tuple{"--until", &options.until, &filter->until}}) {
+    if (text->empty()) continue;
+    *bound = faultline::parse_time(*text);
+    if (!*bound) {
+      return fail(std::string(flag) + ": '" + *text +
+                  "' is not a time (2024-03-05T10:12:33Z, 2024-03-05 10:12:33)");
+    }
+  }
+  filter->hosts = options.hosts;
+  for (const std::string& gpu : options.gpus) {
+    filter->gpus.push_back(faultline::normalize_pci(gpu));
+    if (filter->gpus.back().empty()) return fail("--gpu: '" + gpu + "' is not a PCI address");
+  }
+  if (!options.min_severity.empty()) {
+    filter->min_severity = faultline::parse_severity(options.min_severity);
+  }
+  return std::nullopt;
+}
+
+void render(const Options& options, const Analysis& analysis) {
+  if (options.format == "json") {
+    std::cout << faultline::dump_json(faultline::diagnosis_json(analysis), 2) << "\n";
+  } else if (options.format == "jsonl") {
+    faultline::render_jsonl(analysis, std::cout);
+  } else if (options.format == "markdown") {
+    faultline::render_markdown(analysis, std::cout);
+  } else if (options.format == "github") {
+    faultline::render_github(analysis, std::cout);
+  } else if (options.format == "html") {
+    faultline::render_html(analysis, std::cout);
+  } else {
+    // no-color.org: NO_COLOR set to anything but the empty string turns colour off.
+    const char* no_color = getenv("NO_COLOR");
+    const bool color =
+        options.color == "always" || (options.color == "auto" && isatty(STDOUT_FILENO) &&
+                                      (no_color == nullptr || *no_color == '\0'));
+    faultline::render_text(analysis, {color, options.verbose, terminal_width(STDOUT_FILENO)},
+                           std::cout);
+  }
+}
+
 int run_diagnose(Options& options) {
   Catalog catalog;
   Analysis analysis;
+  faultline::Filter filter;
+  if (auto exit_code = read_filter(options, &filter)) return *exit_code;
   if (auto exit_code = run_analysis(options, &catalog, &analysis)) return *exit_code;
-  if (options.format == "json") {
-    std::cout << faultline::dump_json(faultline::diagnosis_json(analysis), 2) << "\n";
-  } else {
-    const bool color = options.color == "always" ||
-                       (options.color == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
-    faultline::render_text(analysis, {color, options.verbose}, std::cout);
-  }
+  faultline::apply_filter(filter, &analysis);
+  if (options.redact) faultline::redact(&analysis);
+  render(options, analysis);
   std::cout.flush();
   if (options.fail_on == "never") return kExitClean;
   const auto threshold = faultline::parse_severity(options.fail_on);
@@ -82,9 +219,7 @@ int run_scan(Options& options) {
   Catalog catalog;
   Analysis analysis;
   if (auto exit_code = run_analysis(options, &catalog, &analysis)) return *exit_code;
-  for (const faultline::Event& event : analysis.events) {
-    std::cout << faultline::dump_json(faultline::event_json(event), -1) << "\n";
-  }
+  faultline::render_jsonl(analysis, std::cout);
   return kExitClean;
 }
 
@@ -175,6 +310,8 @@ void add_signatures_option(CLI::App* command, Options* options) {
 
 void add_input_options(CLI::App* command, Options* options) {
   command->add_option("paths", options->paths, "Log files, folders, or - for standard input");
+  command->add_option("--max-bytes", options->max_bytes,
+                      "Stop reading an input after this much text (K, M, G suffixes; default 16G)");
   add_signatures_option(command, options);
 }
 
@@ -189,12 +326,24 @@ int main(int argc, char** argv) {
   CLI::App* diagnose = app.add_subcommand("diagnose", "Rank diagnoses for the given logs");
   add_input_options(diagnose, &options);
   diagnose->add_option("--format", options.format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(CLI::IsMember({"text", "json", "jsonl", "markdown", "github", "html"}));
   diagnose->add_option("--fail-on", options.fail_on, "Exit 1 when a diagnosis is at least this")
       ->check(CLI::IsMember({"never", "info", "warning", "error", "critical"}));
   diagnose->add_option("--color", options.color, "Colour the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   diagnose->add_flag("-v,--verbose", options.verbose, "Show every evidence line");
+  diagnose->add_option("--since", options.since,
+                       "Only what happened at or after this time (2024-03-05T10:12:33Z)");
+  diagnose->add_option("--until", options.until, "Only what happened at or before this time");
+  // One value per flag, so that the paths after it stay inputs.
+  diagnose->add_option("--host", options.hosts, "Only this host; may be repeated")
+      ->allow_extra_args(false);
+  diagnose->add_option("--gpu", options.gpus, "Only this GPU (a PCI address); may be repeated")
+      ->allow_extra_args(false);
+  diagnose->add_option("--min-severity", options.min_severity, "Only diagnoses at least this")
+      ->check(CLI::IsMember({"info", "warning", "error", "critical"}));
+  diagnose->add_flag("--redact", options.redact,
+                     "Mask host names, IP addresses and user names (GPU addresses stay)");
 
   CLI::App* scan = app.add_subcommand("scan", "Print every matched event as JSON Lines");
   add_input_options(scan, &options);

@@ -60,23 +60,27 @@ void read_input(const std::string& path, const std::string& host, const Catalog&
   analysis->inputs.push_back(std::move(scan.input));
 }
 
-// Syslog dates name no year. Take it from the latest full date elsewhere in the run (a dump's
-// Timestamp, a dmesg -T line), so that times from different inputs line up.
+// Syslog dates name no year. Take it from the latest full date of the same host, else of the
+// whole run (a dump's Timestamp, a dmesg -T line), so that times from different inputs line up.
 void settle_assumed_years(Analysis* analysis) {
-  std::optional<Timestamp> latest;
-  const auto consider = [&](const Timestamp& time) {
-    if (time.kind == Timestamp::Kind::kAbsolute && !time.year_assumed &&
-        (!latest || time.seconds > latest->seconds)) {
-      latest = time;
+  // The latest full date of each host, and of the whole run for hosts without one; a dump's
+  // host is its folder's or unknown, so an unknown host's dates count for every host.
+  std::map<std::string, Timestamp> latest;
+  const auto consider = [&](const std::string& host, const Timestamp& time) {
+    if (time.kind != Timestamp::Kind::kAbsolute || time.year_assumed) return;
+    for (const std::string& key : {host, std::string("\n")}) {
+      auto [it, inserted] = latest.emplace(key, time);
+      if (!inserted && time.seconds > it->second.seconds) it->second = time;
     }
   };
-  for (const Event& event : analysis->events) consider(event.evidence.time);
-  for (const GpuState& state : analysis->states) consider(state.time);
-  if (!latest) return;
-  const int year = year_of(*latest);
+  for (const Event& event : analysis->events) consider(event.host, event.evidence.time);
+  for (const GpuState& state : analysis->states) consider(state.host, state.time);
   for (Event& event : analysis->events) {
     Timestamp& time = event.evidence.time;
-    if (time.year_assumed) time = with_year(time, year);
+    if (!time.year_assumed) continue;
+    auto it = latest.find(event.host);
+    if (it == latest.end()) it = latest.find("\n");
+    if (it != latest.end()) time = with_year(time, year_of(it->second));
   }
 }
 

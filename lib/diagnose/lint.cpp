@@ -11,7 +11,7 @@ using nlohmann::json;
 
 const std::set<std::string> kTableKeys = {"schema",   "description",    "sources",    "macros",
                                           "products", "default_memory", "signatures", "classes",
-                                          "xids",     "actions"};
+                                          "xids", "events",     "actions"};
 const std::set<std::string> kSignatureKeys = {"id",       "description", "pattern",
                                               "source",   "examples",    "xid",
                                               "fallback", "identity",    "gpu_from_previous_line"};
@@ -55,6 +55,12 @@ class Linter {
       : catalog_(catalog), problems_(problems) {
     for (const auto& signature : catalog.signatures->signatures()) {
       signature_ids_.insert(signature->id);
+    }
+    // Events that code makes rather than a line signature (loss-spike) are declared by name.
+    for (const faultline::Table& table : catalog.tables) {
+      for (const json& name : table.doc.value("events", json::array())) {
+        if (name.is_string()) signature_ids_.insert(name.get<std::string>());
+      }
     }
   }
 

@@ -1,10 +1,12 @@
-// One pass over one input: every line goes to the signatures, the state readers and the sniffer.
+// One pass over one input: every line goes to the signatures, the state and metrics readers and
+// the sniffer.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "extract/signatures.h"
+#include "model/metrics.h"
 #include "model/model.h"
 #include "source/source.h"
 
@@ -24,6 +26,7 @@ struct ScanResult {
   InputSummary input;
   std::vector<Event> events;
   std::vector<GpuState> states;
+  std::vector<Series> series;  // training metrics, per rank and run segment
 };
 
 struct ScanOptions {

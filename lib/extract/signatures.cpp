@@ -116,6 +116,49 @@ std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry
   return signature;
 }
 
+// Length of the well-formed UTF-8 sequence at line[i], or 0 if none starts there.
+size_t utf8_length(std::string_view line, size_t i) {
+  const auto lead = static_cast<unsigned char>(line[i]);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned char low = 0x80;  // the range of the second byte, narrower after some leads
+  unsigned char high = 0xbf;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    low = lead == 0xe0 ? 0xa0 : 0x80;
+    high = lead == 0xed ? 0x9f : 0xbf;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    low = lead == 0xf0 ? 0x90 : 0x80;
+    high = lead == 0xf4 ? 0x8f : 0xbf;
+  } else {
+    return 0;
+  }
+  if (length > line.size() - i) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(line[i + k]);
+    if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xbf)) return 0;
+  }
+  return length;
+}
+
+// RE2 reads a line as UTF-8, and no `.` or `[^,]` matches a byte of an invalid sequence: a
+// process name cut inside a character would hide its whole Xid line. Such bytes are read as
+// '?' (in a copy of the same length, so offsets into the line hold).
+std::string_view as_utf8(std::string_view line, std::string* copy) {
+  for (size_t i = 0; i < line.size();) {
+    const size_t length = utf8_length(line, i);
+    if (length == 0) {
+      if (copy->empty()) copy->assign(line);
+      (*copy)[i] = '?';
+    }
+    i += std::max<size_t>(length, 1);
+  }
+  return copy->empty() ? line : std::string_view(*copy);
+}
+
 // Matches `line` against one signature alone; fills *match on success.
 bool match_one(const Signature& signature, std::string_view line, SignatureMatch* match) {
   const size_t groups = signature.group_names.size() + 1;
@@ -186,6 +229,8 @@ std::unique_ptr<SignatureSet> SignatureSet::Build(const std::vector<Table>& tabl
 
 void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* matches) const {
   if (!screen_.MayMatch(line)) return;
+  std::string copy;
+  line = as_utf8(line, &copy);
   std::vector<int> hits;
   if (!set_.Match(re2::StringPiece(line.data(), line.size()), &hits)) return;
   std::sort(hits.begin(), hits.end());
@@ -215,7 +260,7 @@ std::vector<std::string> check_examples(const SignatureSet& set) {
       }
       for (const auto& [name, expected] : example.fields) {
         auto it = std::find_if(match.fields.begin(), match.fields.end(),
-                               [&](const auto& field) { return field.first == name; });
+                               [&name = name](const auto& field) { return field.first == name; });
         const std::string got = it == match.fields.end() ? "(nothing)" : it->second;
         if (got != expected) {
           failures.push_back(where + "field " + name + " captured " + got + ", expected " +

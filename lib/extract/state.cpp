@@ -3,19 +3,30 @@
 #include <utility>
 
 #include "extract/state_csv.h"
+#include "extract/state_dcgmi.h"
+#include "extract/state_exporter.h"
 #include "extract/state_fields.h"
 #include "extract/state_query.h"
+#include "extract/state_xml.h"
 
 namespace faultline {
 
-// Both readers see every line: each passes over what is not its own, and both append to
-// one list, so snapshots stay in input order.
+// Every reader sees every line: each passes over what is not its own, and all append to one
+// list as each dump ends, so snapshots stay in input order.
 struct StateReader::Impl {
-  explicit Impl(const std::string& path) : query(path, &states), csv(path, &states) {}
+  explicit Impl(const std::string& path)
+      : query(path, &states),
+        csv(path, &states),
+        xml(path, &states),
+        exporter(path, &states),
+        dcgmi(path, &states) {}
 
   std::vector<GpuState> states;
   state_detail::QueryTextReader query;
   state_detail::CsvQueryReader csv;
+  state_detail::XmlDumpReader xml;
+  state_detail::ExporterReader exporter;
+  state_detail::DcgmiReader dcgmi;
 };
 
 StateReader::StateReader(std::string path) : impl_(std::make_unique<Impl>(path)) {}
@@ -26,16 +37,23 @@ StateReader& StateReader::operator=(StateReader&&) noexcept = default;
 void StateReader::Feed(std::string_view text, uint64_t line_number) {
   impl_->query.Feed(text, line_number);
   impl_->csv.Feed(text, line_number);
+  impl_->xml.Feed(text, line_number);
+  impl_->exporter.Feed(text, line_number);
+  impl_->dcgmi.Feed(text, line_number);
 }
 
 std::vector<GpuState> StateReader::Finish() {
   impl_->query.Finish();
   impl_->csv.Finish();
+  impl_->xml.Finish();
+  impl_->exporter.Finish();
+  impl_->dcgmi.Finish();
   return std::exchange(impl_->states, {});
 }
 
 bool is_state_field(std::string_view field) {
-  return state_detail::IsQueryTextField(field);
+  return state_detail::IsQueryTextField(field) || state_detail::IsXmlField(field) ||
+         state_detail::IsExporterField(field) || state_detail::IsDcgmiField(field);
 }
 
 }  // namespace faultline

@@ -1,4 +1,5 @@
-// Device state dumps (nvidia-smi -q text, nvidia-smi CSV queries) -> GpuState snapshots.
+// Device state dumps (nvidia-smi -q text and -q -x XML, nvidia-smi CSV queries, dcgm-exporter
+// scrapes, dcgmi health and diag reports) -> GpuState snapshots.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@ namespace faultline {
 
 // Reads the state dumps found in one input, line by line. Lines that belong to no dump are
 // passed over, so a dump pasted between other text (a shell prompt, a kernel log) is found.
-// Whether `field` is a GPU state field that nvidia-smi -q prints ("remapped_rows.pending").
+// Whether `field` is a GPU state field that some reader stores ("remapped_rows.pending").
 bool is_state_field(std::string_view field);
 
 class StateReader {
@@ -30,7 +31,7 @@ class StateReader {
 
  private:
   struct Impl;
-  // The nvidia-smi -q block parser and the CSV reader, kept out of this header.
+  // The readers of each dump shape, kept out of this header.
   std::unique_ptr<Impl> impl_;
 };
 

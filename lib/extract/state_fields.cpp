@@ -98,7 +98,9 @@ bool IsUnavailable(std::string_view text) {
     text = text.substr(1, text.size() - 2);
   }
   const std::string lower = Lower(text);
-  return lower.empty() || lower == "n/a" || lower == "unknown error" || lower == "not supported";
+  // 570.x XML and text print the deprecated reset-status fields this way (bundles.md 2.4).
+  return lower.empty() || lower == "n/a" || lower == "unknown error" || lower == "not supported" ||
+         lower == "requested functionality has been deprecated";
 }
 
 // Counts are the first word ("640 bank(s)", "81559 MiB"). A negative count, or one past
@@ -255,6 +257,62 @@ Timestamp ParseDumpTime(std::string_view text) {
   const std::optional<int> year = ParseNumber<int>(words[4]);
   if (month == kMonths.end() || !day || !year) return {};
   return FromCivil(*year, static_cast<unsigned>(month - kMonths.begin()) + 1, *day, words[3]);
+}
+
+bool MatchesCounterSet(std::string_view pattern, std::string_view field) {
+  if (pattern.find('*') == std::string_view::npos) return pattern == field;
+  return WithCounterSet(pattern, "volatile") == field ||
+         WithCounterSet(pattern, "aggregate") == field;
+}
+
+std::string WithCounterSet(std::string_view pattern, std::string_view counter_set) {
+  std::string name(pattern);
+  if (const size_t star = name.find('*'); star != std::string::npos) {
+    name.replace(star, 1, counter_set);
+  }
+  return name;
+}
+
+ValueStatus SetFlagOnce(std::string_view field, std::string_view raw, uint64_t line_number,
+                        std::string_view line, GpuState* state) {
+  const auto it = state->fields.find(std::string(Canonical(field)));
+  if (it != state->fields.end() && it->second == "yes") return ValueStatus::kSet;
+  return SetField(field, raw, line_number, line, state);
+}
+
+bool LineBuffer::Append(std::string_view text, uint64_t line_number) {
+  if (starts_.size() >= max_lines_ || text_.size() + text.size() + 1 > max_bytes_) return false;
+  starts_.push_back(text_.size());
+  numbers_.push_back(line_number);
+  text_.append(text);
+  text_.push_back('\n');
+  return true;
+}
+
+void LineBuffer::Clear() {
+  // A 32 MiB document should not stay allocated for the rest of the input.
+  constexpr size_t kKeptCapacity = 1 << 20;
+  if (text_.capacity() > kKeptCapacity) {
+    std::string().swap(text_);
+    std::vector<size_t>().swap(starts_);
+    std::vector<uint64_t>().swap(numbers_);
+    return;
+  }
+  text_.clear();
+  starts_.clear();
+  numbers_.clear();
+}
+
+std::pair<uint64_t, std::string_view> LineBuffer::LineAt(std::ptrdiff_t offset) const {
+  if (starts_.empty()) return {0, {}};
+  size_t index = 0;
+  if (offset >= 0 && static_cast<size_t>(offset) < text_.size()) {
+    const auto next = std::upper_bound(starts_.begin(), starts_.end(), static_cast<size_t>(offset));
+    index = static_cast<size_t>(next - starts_.begin()) - 1;
+  }
+  const size_t begin = starts_[index];
+  const size_t end = index + 1 < starts_.size() ? starts_[index + 1] - 1 : text_.size() - 1;
+  return {numbers_[index], std::string_view(text_).substr(begin, end - begin)};
 }
 
 std::string_view Trim(std::string_view text) {

@@ -1,9 +1,12 @@
 // What the state readers share: query field names, value normalisation, dump times.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "model/model.h"
 
@@ -35,5 +38,43 @@ Timestamp ParseDumpTime(std::string_view text);
 
 std::string_view Trim(std::string_view text);
 std::string Lower(std::string_view text);
+
+// Whether `field` is `pattern`, where a "*" in the pattern stands for the "volatile" or the
+// "aggregate" counter set ("ecc.errors.corrected.*.sram").
+bool MatchesCounterSet(std::string_view pattern, std::string_view field);
+// `pattern` with its "*" replaced by `counter_set`; unchanged if it has none.
+std::string WithCounterSet(std::string_view pattern, std::string_view counter_set);
+
+// Stores a value as SetField does, unless *state already holds "yes" for the field: where two
+// elements or messages feed one flag (pending_blacklist and pending_retirement), either being
+// set sets it.
+ValueStatus SetFlagOnce(std::string_view field, std::string_view raw, uint64_t line_number,
+                        std::string_view line, GpuState* state);
+
+// The lines of one document that a parser needs whole (XML, JSON), with the input line each
+// came from, so that a byte offset into the text maps back to a line. Bounded: Append refuses
+// the line that would pass either cap.
+class LineBuffer {
+ public:
+  LineBuffer(size_t max_bytes, size_t max_lines) : max_bytes_(max_bytes), max_lines_(max_lines) {}
+
+  // Appends `text` and a newline; false, keeping nothing of it, if a cap would be passed.
+  bool Append(std::string_view text, uint64_t line_number);
+  // Forgets everything, and gives back the memory of a large document.
+  void Clear();
+
+  bool empty() const { return starts_.empty(); }
+  const std::string& text() const { return text_; }
+  // The number and text (without its newline) of the line holding byte `offset` of text();
+  // the first line if the offset is outside the text. {0, ""} when empty.
+  std::pair<uint64_t, std::string_view> LineAt(std::ptrdiff_t offset) const;
+
+ private:
+  size_t max_bytes_;
+  size_t max_lines_;
+  std::string text_;
+  std::vector<size_t> starts_;     // where each line begins in text_
+  std::vector<uint64_t> numbers_;  // the input line number of each
+};
 
 }  // namespace faultline::state_detail

@@ -270,7 +270,7 @@ void QueryTextReader::TakeOuterLine(std::string_view text, uint64_t line_number)
 }
 
 void QueryTextReader::StartBlock(std::string_view text, uint64_t line_number, int base_indent) {
-  block_.emplace();
+  block_ = Block{};
   block_->base_indent = base_indent;
   block_->state.time = dump_time_;
   block_->state.source = Evidence{.path = path_,

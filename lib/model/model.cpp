@@ -27,8 +27,12 @@ std::string Timestamp::iso() const {
   }
   const int offset = utc_offset_minutes.value_or(0);
   const double local = seconds + offset * 60.0;
-  const double whole = std::floor(local);
-  const auto micros = static_cast<long>(std::lround((local - whole) * 1e6));
+  double whole = std::floor(local);
+  auto micros = static_cast<long>(std::lround((local - whole) * 1e6));
+  if (micros == 1000000) {  // .9999996 rounds up to the next second
+    whole += 1;
+    micros = 0;
+  }
   const auto t = static_cast<time_t>(whole);
   std::tm tm{};
   if (gmtime_r(&t, &tm) == nullptr) return "";

@@ -109,6 +109,10 @@ json diagnosis_json(const Analysis& analysis) {
           {"summary", {{"hardware_fault", hardware_fault}, {"initiating", initiating}}}};
 }
 
+void render_jsonl(const Analysis& analysis, std::ostream& out) {
+  for (const Event& event : analysis.events) out << dump_json(event_json(event), -1) << "\n";
+}
+
 std::string dump_json(const json& value, int indent) {
   return value.dump(indent, ' ', false, json::error_handler_t::replace);
 }

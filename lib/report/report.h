@@ -1,8 +1,12 @@
-// Rendering an analysis: the terminal report, the JSON document and JSON Lines events.
+// Rendering an analysis: the terminal report, JSON, JSON Lines, Markdown, GitHub workflow
+// commands and HTML.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
+#include <string_view>
 
 #include "diagnose/analysis.h"
 
@@ -10,11 +14,32 @@ namespace faultline {
 
 struct TextOptions {
   bool color = false;
-  bool verbose = false;  // every evidence line, not only the first few
+  bool verbose = false;  // every evidence and timeline line, not only the first few
+  size_t width = 100;    // columns to wrap prose and cut log lines to; 0 for no limit
 };
 
-// The ranked report for people: verdict, subject, evidence, fix and verify per diagnosis.
+// The ranked report for people: per diagnosis the verdict, subject, fix and verify, then why
+// (confidence, explanation, evidence); after the top one, the incident's timeline.
 void render_text(const Analysis& analysis, const TextOptions& options, std::ostream& out);
+
+// A CI job summary ($GITHUB_STEP_SUMMARY, a GitLab artifact): a heading, a table of the
+// diagnoses, then each one's fix, verify and evidence (in a folded <details>).
+void render_markdown(const Analysis& analysis, std::ostream& out);
+
+// GitHub Actions workflow commands: an ::error (critical, error) or ::warning line per diagnosis
+// at warning or above, placed at its first evidence line.
+void render_github(const Analysis& analysis, std::ostream& out);
+
+// The events as JSON Lines, one object per line: what `faultline scan` prints.
+void render_jsonl(const Analysis& analysis, std::ostream& out);
+
+// One self-contained page (no network, no scripts): the ranked diagnoses with evidence, fix and
+// verify, and an SVG timeline of the events behind them.
+void render_html(const Analysis& analysis, std::ostream& out);
+
+// The progress line of a long read, "faultline: 1.2 GiB read, 310.0 MiB/s · PATH", cut to
+// `width` columns.
+std::string progress_line(std::string_view path, uint64_t bytes, double seconds, size_t width);
 
 // The "faultline/diagnosis/v1" document of DESIGN.md.
 nlohmann::json diagnosis_json(const Analysis& analysis);

@@ -1,16 +1,28 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "report/common.h"
 #include "report/report.h"
 
 namespace faultline {
 namespace {
 
-// Evidence lines shown per diagnosis unless --verbose.
+// Evidence lines shown per diagnosis unless --verbose: the strongest come first.
 constexpr size_t kFoldedEvidence = 4;
-// Evidence text is cut here: a log line can be as long as the reader allows.
+// Lines per diagnosis in the incident's timeline unless --verbose: its earliest and strongest.
+constexpr size_t kFoldedTimeline = 4;
+// Lines of the whole timeline unless --verbose: a job-wide timeout has a diagnosis per rank.
+constexpr size_t kTimelineLines = 12;
+// Evidence text is cut here even with --verbose: a log line can be as long as the reader allows.
 constexpr size_t kEvidenceWidth = 240;
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), ::toupper);
+  return out;
+}
 
 struct Style {
   bool on;
@@ -21,30 +33,113 @@ struct Style {
   std::string dim(std::string_view text) const { return wrap("2", text); }
   std::string severity(Severity severity) const {
     static constexpr std::string_view kCodes[] = {"36", "33", "31", "1;31"};
-    std::string label(severity_name(severity));
-    std::transform(label.begin(), label.end(), label.begin(), ::toupper);
-    return wrap(kCodes[static_cast<size_t>(severity)], label);
+    return wrap(kCodes[static_cast<size_t>(severity)], upper(severity_name(severity)));
   }
 };
 
-std::string subject_line(const Diagnosis& diagnosis) {
-  std::vector<std::string> parts;
-  const GpuRef& gpu = diagnosis.gpu;
-  if (!gpu.pci.empty()) {
-    parts.push_back("GPU " + gpu.pci + (diagnosis.host.empty() ? "" : " on " + diagnosis.host));
-  } else if (!diagnosis.host.empty()) {
-    parts.push_back("host " + diagnosis.host);
-  }
-  if (gpu.index) parts.push_back("index " + std::to_string(*gpu.index));
-  if (!gpu.product.empty()) parts.push_back(gpu.product);
-  if (!gpu.serial.empty()) parts.push_back("serial " + gpu.serial);
-  if (!gpu.uuid.empty()) parts.push_back(gpu.uuid);
-  std::string line;
-  for (const std::string& part : parts) line += (line.empty() ? "" : " · ") + part;
-  return line.empty() ? "GPU not identified" : line;
+enum class Tone { kPlain, kDim, kBold };
+
+// Terminal columns of UTF-8 text: one per code point (the report's own symbols are narrow).
+size_t columns(std::string_view text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
 }
 
-std::string when_line(const Diagnosis& diagnosis) {
+// The first `width` columns of `text`, ending in "…" when it was longer.
+std::string clip(std::string_view text, size_t width) {
+  if (width == 0 || columns(text) <= width) return std::string(text);
+  size_t kept = 0;
+  size_t end = 0;
+  while (end < text.size() && kept + 1 < width) {
+    ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+    ++kept;
+  }
+  return std::string(text.substr(0, end)) + "…";
+}
+
+// Splits prose into lines of at most `width` columns at spaces, but not inside a `code span`
+// (a command must stay whole to be copied); a longer word gets a line of its own.
+std::vector<std::string> wrap(std::string_view text, size_t width) {
+  std::vector<std::string> words(1);
+  bool in_code = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '`') in_code = !in_code && text.find('`', i + 1) != std::string_view::npos;
+    if (c == ' ' && !in_code) {
+      if (!words.back().empty()) words.emplace_back();
+    } else {
+      words.back() += c;
+    }
+  }
+  std::vector<std::string> lines;
+  std::string line;
+  for (const std::string& word : words) {
+    if (word.empty()) continue;
+    if (!line.empty() && width != 0 && columns(line) + 1 + columns(word) > width) {
+      lines.push_back(std::move(line));
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+// Writes the report's lines, wrapped or cut to the terminal width.
+class Writer {
+ public:
+  Writer(const Style& style, size_t width, std::ostream& out)
+      : style_(style), width_(width), out_(out) {}
+
+  // Prose at `indent`: `lead` ("1. ", "Note: ") starts the first line and later lines align
+  // under the text that follows it. `styled_lead`, when given, is printed in place of `lead`.
+  void Prose(size_t indent, std::string_view lead, std::string_view text, Tone tone = Tone::kPlain,
+             std::string_view styled_lead = {}) const {
+    const size_t hang = indent + columns(lead);
+    const size_t room = width_ > hang + 20 ? width_ - hang : (width_ == 0 ? 0 : 20);
+    const std::vector<std::string> lines = wrap(printable(text), room);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (i == 0) {
+        out_ << std::string(indent, ' ') << (styled_lead.empty() ? lead : styled_lead)
+             << Styled(tone, lines[i]) << "\n";
+      } else {
+        out_ << std::string(hang, ' ') << Styled(tone, lines[i]) << "\n";
+      }
+    }
+  }
+
+  // One line, cut to the width: a log line or a timeline entry stays one line.
+  void Line(size_t indent, std::string_view text, Tone tone = Tone::kPlain) const {
+    const std::string line = std::string(indent, ' ') + printable(text);
+    out_ << Styled(tone, width_ == 0 ? line : clip(line, width_)) << "\n";
+  }
+
+  // A line as is, never cut or wrapped: a command must stay copyable.
+  void Raw(std::string_view text) const { out_ << text << "\n"; }
+
+  const Style& style() const { return style_; }
+
+ private:
+  std::string Styled(Tone tone, std::string_view text) const {
+    switch (tone) {
+      case Tone::kDim:
+        return style_.dim(text);
+      case Tone::kBold:
+        return style_.bold(text);
+      case Tone::kPlain:
+        break;
+    }
+    return std::string(text);
+  }
+
+  const Style& style_;
+  size_t width_;
+  std::ostream& out_;
+};
+
+std::string why_line(const Diagnosis& diagnosis) {
   std::string line = fmt::format("confidence {:.2f} · {} · {}", diagnosis.confidence,
                                  diagnosis.failure->kind, diagnosis.role);
   if (diagnosis.caused_by) line += fmt::format(" (caused by #{})", *diagnosis.caused_by);
@@ -59,50 +154,108 @@ std::string when_line(const Diagnosis& diagnosis) {
   return line;
 }
 
-std::string clip(std::string_view text) {
-  if (text.size() <= kEvidenceWidth) return std::string(text);
-  return std::string(text.substr(0, kEvidenceWidth)) + "…";
-}
-
-void render_diagnosis(const Diagnosis& d, const TextOptions& options, const Style& style,
-                      std::ostream& out) {
-  out << fmt::format("{}. {}  {}  {}\n", d.position, style.severity(d.failure->severity),
-                     style.bold(d.failure->id), d.failure->title);
-  out << "   " << subject_line(d) << "\n";
-  out << "   " << style.dim(when_line(d)) << "\n";
-  if (!d.failure->explanation.empty()) out << "   " << d.failure->explanation << "\n";
-  out << "   Evidence:\n";
+void render_evidence(const Diagnosis& d, const TextOptions& options, const Writer& w) {
+  w.Raw("   Evidence:");
   const size_t shown =
       options.verbose ? d.evidence.size() : std::min(d.evidence.size(), kFoldedEvidence);
   for (size_t i = 0; i < shown; ++i) {
     const Evidence& e = d.evidence[i];
-    out << "     " << style.dim(fmt::format("{}:{}", e.path, e.line)) << "  " << clip(e.text)
-        << "\n";
-  }
-  if (shown < d.evidence.size()) {
-    out << "     " << style.dim(fmt::format("… {} more (--verbose)", d.evidence.size() - shown))
-        << "\n";
-  }
-  if (!d.fix.empty()) {
-    out << "   Fix:\n";
-    for (size_t i = 0; i < d.fix.size(); ++i) out << fmt::format("     {}. {}\n", i + 1, d.fix[i]);
-  }
-  if (!d.verify.empty()) {
-    out << "   Verify:\n";
-    for (const VerifyStep& step : d.verify) {
-      out << "     $ " << style.bold(step.command) << "\n";
-      if (!step.expect.empty()) out << "       expect: " << step.expect << "\n";
+    const std::string where = fmt::format("{}:{}  ", e.path, e.line);
+    // Folded, a line shows its message without the envelope (time, host) that the header
+    // and the timeline show anyway, cut to the width; --verbose shows the line as it is, its
+    // spacing kept, and leaves the wrapping to the terminal.
+    if (options.verbose) {
+      w.Raw("     " + where + printable(clip(e.text, kEvidenceWidth)));
+    } else {
+      w.Line(5, where + std::string(message_of(e.text)));
     }
   }
-  for (const std::string& missing : d.missing) out << "   Missing: " << missing << "\n";
-  for (const std::string& note : d.notes) out << "   " << style.dim("Note: " + note) << "\n";
-  if (!d.failure->source.empty()) out << "   " << style.dim("Source: " + d.failure->source) << "\n";
+  if (shown < d.evidence.size()) {
+    w.Line(5, fmt::format("… {} more (--verbose)", d.evidence.size() - shown), Tone::kDim);
+  }
+}
+
+// The what-to-do part comes first: at 3 a.m. the fix and its check matter before the why.
+void render_diagnosis(const Diagnosis& d, const TextOptions& options, const Writer& w) {
+  const Style& style = w.style();
+  const std::string severity = upper(severity_name(d.failure->severity));
+  w.Prose(0, fmt::format("{}. {}  {}  ", d.position, severity, d.failure->id), d.failure->title,
+          Tone::kPlain,
+          fmt::format("{}. {}  {}  ", d.position, style.severity(d.failure->severity),
+                      style.bold(d.failure->id)));
+  w.Prose(3, "", subject_line(d), Tone::kBold);
+  if (!d.fix.empty()) {
+    w.Raw("   Fix:");
+    for (size_t i = 0; i < d.fix.size(); ++i) w.Prose(5, fmt::format("{}. ", i + 1), d.fix[i]);
+  }
+  if (!d.verify.empty()) {
+    w.Raw("   Verify:");
+    for (const VerifyStep& step : d.verify) {
+      w.Raw("     $ " + style.bold(printable(step.command)));
+      if (!step.expect.empty()) w.Prose(7, "expect: ", step.expect);
+    }
+  }
+  w.Prose(3, "Why: ", why_line(d), Tone::kDim);
+  if (!d.failure->explanation.empty()) w.Prose(3, "", d.failure->explanation);
+  render_evidence(d, options, w);
+  for (const std::string& missing : d.missing) w.Prose(3, "Missing: ", missing);
+  for (const std::string& note : d.notes) w.Prose(3, "Note: ", note, Tone::kDim);
+  if (!d.failure->source.empty()) w.Prose(3, "Source: ", d.failure->source, Tone::kDim);
+}
+
+// The incident in time order, one line per event: what happened first, then the collateral.
+void render_timeline(const Analysis& analysis, const TextOptions& options, const Writer& w) {
+  const std::vector<TimelineEntry> entries =
+      incident_timeline(analysis, options.verbose ? 0 : kFoldedTimeline);
+  if (entries.size() < 2) return;
+  w.Raw("");
+  w.Raw(w.style().bold("Timeline of the incident (first event → collateral):"));
+  // Milliseconds only when some line has them: syslog and dmesg -T have whole seconds.
+  const bool millis = std::any_of(entries.begin(), entries.end(), [](const TimelineEntry& e) {
+    const double seconds = e.evidence->time.seconds;
+    return e.evidence->time.kind == Timestamp::Kind::kAbsolute && seconds != std::floor(seconds);
+  });
+  size_t time_width = 0;
+  for (const TimelineEntry& entry : entries) {
+    time_width = std::max(time_width, compact_time(entry.evidence->time, millis).size());
+  }
+  const size_t shown = options.verbose ? entries.size() : std::min(entries.size(), kTimelineLines);
+  for (size_t i = 0; i < shown; ++i) {
+    const TimelineEntry& entry = entries[i];
+    const Diagnosis& d = *entry.diagnosis;
+    w.Line(3,
+           fmt::format("{:>{}}  #{} {}  {}", compact_time(entry.evidence->time, millis), time_width,
+                       d.position, d.failure->id, message_of(entry.evidence->text)),
+           d.role == "collateral" ? Tone::kDim : Tone::kPlain);
+  }
+  if (shown < entries.size()) {
+    w.Line(3, fmt::format("… {} more (--verbose)", entries.size() - shown), Tone::kDim);
+  }
+}
+
+// "1.2 GiB": binary units, as --max-bytes reads them.
+std::string human_bytes(double bytes) {
+  static constexpr std::string_view kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  size_t unit = 0;
+  while (bytes >= 1024 && unit + 1 < std::size(kUnits)) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, kUnits[unit]);
 }
 
 }  // namespace
 
+std::string progress_line(std::string_view path, uint64_t bytes, double seconds, size_t width) {
+  const double rate = seconds > 0 ? static_cast<double>(bytes) / seconds : 0;
+  return clip(fmt::format("faultline: {} read, {}/s · {}", human_bytes(static_cast<double>(bytes)),
+                          human_bytes(rate), printable(path)),
+              width);
+}
+
 void render_text(const Analysis& analysis, const TextOptions& options, std::ostream& out) {
   const Style style{options.color};
+  const Writer writer(style, options.width, out);
   uint64_t lines = 0;
   for (const InputSummary& input : analysis.inputs) lines += input.lines;
   const size_t count = analysis.diagnoses.size();
@@ -114,9 +267,10 @@ void render_text(const Analysis& analysis, const TextOptions& options, std::ostr
       std::any_of(analysis.diagnoses.begin(), analysis.diagnoses.end(),
                   [](const Diagnosis& d) { return d.failure->severity >= Severity::kWarning; });
   if (!serious) out << "Nothing at warning or above: no known GPU fault in these logs.\n";
-  for (const Diagnosis& diagnosis : analysis.diagnoses) {
+  for (size_t i = 0; i < analysis.diagnoses.size(); ++i) {
     out << "\n";
-    render_diagnosis(diagnosis, options, style, out);
+    render_diagnosis(analysis.diagnoses[i], options, writer);
+    if (i == 0) render_timeline(analysis, options, writer);
   }
 }
 

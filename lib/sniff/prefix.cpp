@@ -47,25 +47,30 @@ std::optional<int> zone_offset(std::string_view zone) {
   return sign * (hours * 60 + minutes);
 }
 
+// The stamps' fields are matched in their ranges only: "9999-99-99T99:99:99" is no time.
 const RE2& iso_pattern() {
   static const RE2 re(
-      R"((\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?)");
+      R"((\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[T ]([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60))"
+      R"((?:[.,](\d{1,9}))?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)");
   return re;
 }
 
 const RE2& dmesg_t_pattern() {
   static const RE2 re(
-      R"(\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\])");
+      R"(\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) +(0?[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]))"
+      R"(:([0-5]\d):([0-5]\d|60) (\d{4})\])");
   return re;
 }
 
 const RE2& syslog_pattern() {
-  static const RE2 re(R"(^([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))? )");
+  static const RE2 re(
+      R"(^([A-Z][a-z]{2}) +(0?[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(?:\.(\d+))? )");
   return re;
 }
 
 const RE2& boot_pattern() {
-  static const RE2 re(R"(\[\s*(\d+)\.(\d+)\])");
+  // Up to 9 digits of seconds (31 years of uptime): what an int holds.
+  static const RE2 re(R"(\[\s*(\d{1,9})\.(\d+)\])");
   return re;
 }
 

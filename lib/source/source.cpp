@@ -74,13 +74,26 @@ std::string Plural(uint64_t count, std::string_view noun) {
   return std::to_string(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
 }
 
+// "16 GiB", "100 MiB", "1000 bytes": the largest binary unit that states `bytes` exactly.
+std::string SizeName(uint64_t bytes) {
+  constexpr std::string_view kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  size_t unit = 0;
+  while (unit + 1 < std::size(kUnits) && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return std::to_string(bytes) + " " + std::string(kUnits[unit]);
+}
+
 class LineReaderImpl final : public LineReader {
  public:
-  LineReaderImpl(std::string path, Compression compression, std::unique_ptr<ByteStream> stream)
+  LineReaderImpl(std::string path, Compression compression, std::unique_ptr<ByteStream> stream,
+                 uint64_t max_bytes)
       : path_(std::move(path)),
         compression_(source_internal::CompressionName(compression)),
         stream_(std::move(stream)),
-        buffer_(new char[kBufferBytes]) {}
+        buffer_(new char[kBufferBytes]),
+        max_bytes_(max_bytes) {}
 
   bool Next(Line* line) override;
 
@@ -100,6 +113,7 @@ class LineReaderImpl final : public LineReader {
   std::string_view compression_;
   std::unique_ptr<ByteStream> stream_;
   std::unique_ptr<char[]> buffer_;
+  uint64_t max_bytes_;
   size_t begin_ = 0;  // unread text is buffer_[begin_, end_)
   size_t end_ = 0;
   bool checked_ = false;
@@ -119,10 +133,23 @@ void LineReaderImpl::Fill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  size_t got = stream_->Read(buffer_.get() + end_, kBufferBytes - end_);
-  end_ += got;
-  bytes_ += got;
-  if (got > 0) return;
+  if (bytes_ >= max_bytes_) {
+    // At the limit: stop, unless the input ends right here.
+    char probe = 0;
+    if (stream_->Read(&probe, 1) > 0) {
+      stream_done_ = true;
+      error_ = path_ + ": stopped after " + SizeName(max_bytes_) +
+               " of text (--max-bytes); the rest is not read";
+      return;
+    }
+  } else {
+    const size_t room =
+        static_cast<size_t>(std::min<uint64_t>(kBufferBytes - end_, max_bytes_ - bytes_));
+    size_t got = stream_->Read(buffer_.get() + end_, room);
+    end_ += got;
+    bytes_ += got;
+    if (got > 0) return;
+  }
   stream_done_ = true;
   if (!stream_->error().empty()) {
     error_ = path_ + ": " + stream_->error() + " after " + Plural(lines_, "line");
@@ -223,7 +250,8 @@ void Walk(const fs::path& dir, std::set<fs::path>* visited, std::vector<std::str
 
 }  // namespace
 
-std::unique_ptr<LineReader> LineReader::Open(const std::string& path, std::string* error) {
+std::unique_ptr<LineReader> LineReader::Open(const std::string& path, std::string* error,
+                                             uint64_t max_bytes) {
   auto input = source_internal::FileInput::Open(path, error);
   if (input == nullptr) return nullptr;
   std::string_view head = input->Peek(kMagicBytes);
@@ -238,7 +266,7 @@ std::unique_ptr<LineReader> LineReader::Open(const std::string& path, std::strin
     *error = path + ": " + why;
     return nullptr;
   }
-  return std::make_unique<LineReaderImpl>(path, compression, std::move(stream));
+  return std::make_unique<LineReaderImpl>(path, compression, std::move(stream), max_bytes);
 }
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args,

@@ -12,6 +12,9 @@ namespace faultline {
 // Lines longer than this are cut to it; the rest of the line is skipped, never held.
 inline constexpr size_t kMaxLineBytes = 64 * 1024;
 
+// Decompressed text read from one input before reading it stops (--max-bytes).
+inline constexpr uint64_t kDefaultMaxBytes = uint64_t{16} << 30;
+
 struct Line {
   std::string_view text;  // without its terminator ("\n" or "\r\n"); valid until the next read
   uint64_t number = 0;    // 1-based
@@ -22,8 +25,10 @@ class LineReader {
  public:
   // Opens `path` ("-" is standard input) and sniffs its compression from magic bytes:
   // gzip (multi-member too), bzip2, xz, zstd, or none. On failure returns nullptr and sets
-  // *error to a one-line reason that names the path.
-  static std::unique_ptr<LineReader> Open(const std::string& path, std::string* error);
+  // *error to a one-line reason that names the path. Reading stops, with error() saying so,
+  // once `max_bytes` of (decompressed) text have been read.
+  static std::unique_ptr<LineReader> Open(const std::string& path, std::string* error,
+                                          uint64_t max_bytes = kDefaultMaxBytes);
 
   virtual ~LineReader() = default;
 

@@ -1,0 +1,49 @@
+// Training logs -> metric series: the step, loss, grad norm, learning rate, loss scale, skipped
+// and NaN iteration counts and iteration time each logging line prints, per rank.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/metrics.h"
+
+namespace faultline {
+
+// Reads the metric lines of one input, line by line; other lines cost a few substring checks.
+//
+// Recognised (formats in /work/shared/formats/training-logs.md):
+//   Megatron-LM / Megatron-DeepSpeed "iteration N/M | key: value | ..." (§1.1), including the
+//     NaN iterations that print no "lm loss" but count "number of nan iterations";
+//   DeepSpeed "step=N, skipped=S, lr=[...]" (§2), S cumulative;
+//   Hugging Face Trainer dicts "{'loss': 2.31, 'grad_norm': 1.41, ...}" (§3), numbered in order
+//     since they print no step;
+//   Lightning / tqdm progress bars "Epoch E: P%|...| n/total [..., rate, k=v, ...]" (§4),
+//     including several frames in one line separated by '\r';
+//   torchtitan "step: N  loss: X  grad_norm: G ... tps: T" with or without colours (§5.1);
+//   NeMo 2 "Training epoch E, iteration i/N | name: value | ..." (§5.2);
+//   generic "step=N loss=X", "step: N, loss: X" and JSON lines {"step": N, "loss": X}.
+// Lines are attributed to the rank their launcher tags name (sniff/rank.h), else to the rank
+// the input's path names. A step counter that goes back, or Megatron's "successfully loaded
+// checkpoint from ... at iteration N", starts a new (resumed) segment; the HF Trainer's
+// "***** Running training *****" starts a new one too.
+class MetricsReader {
+ public:
+  MetricsReader(std::string path, std::string host);
+  ~MetricsReader();
+  MetricsReader(MetricsReader&&) noexcept;
+  MetricsReader& operator=(MetricsReader&&) noexcept;
+
+  // Consumes the next line of the input.
+  void Feed(std::string_view text, uint64_t line_number);
+  // Ends the input; returns its series in order of their first point.
+  std::vector<Series> Finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace faultline

@@ -1,0 +1,206 @@
+#include "report/common.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <ctime>
+#include <set>
+
+namespace faultline {
+
+std::string subject_line(const Diagnosis& diagnosis) {
+  std::vector<std::string> parts;
+  const GpuRef& gpu = diagnosis.gpu;
+  if (!gpu.pci.empty()) {
+    parts.push_back("GPU " + gpu.pci + (diagnosis.host.empty() ? "" : " on " + diagnosis.host));
+  } else if (!diagnosis.host.empty()) {
+    parts.push_back("host " + diagnosis.host);
+  }
+  if (gpu.index) parts.push_back("index " + std::to_string(*gpu.index));
+  if (!gpu.product.empty()) parts.push_back(gpu.product);
+  if (!gpu.serial.empty()) parts.push_back("serial " + gpu.serial);
+  if (!gpu.uuid.empty()) parts.push_back(gpu.uuid);
+  if (!diagnosis.ranks.empty()) {
+    std::string ranks;
+    for (int rank : diagnosis.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
+    parts.push_back((diagnosis.ranks.size() == 1 ? "rank " : "ranks ") + ranks);
+  }
+  std::string line;
+  for (const std::string& part : parts) line += (line.empty() ? "" : " · ") + part;
+  return line.empty() ? "GPU not identified" : line;
+}
+
+std::string_view message_of(std::string_view line) {
+  // How far an envelope can reach into a line.
+  constexpr size_t kEnvelope = 80;
+  // Syslog, journal and RFC 3339 envelopes end at the "kernel: " tag.
+  constexpr std::string_view kKernelTag = "kernel: ";
+  const size_t tag = line.find(kKernelTag);
+  if (tag < kEnvelope) line.remove_prefix(tag + kKernelTag.size());
+  // A collector's "10.0.4.42: kern: warning: [2026-04-22T21:26:20.599Z]: ".
+  const size_t stamp = line.find(": [");
+  const size_t stamp_end = line.find("]: ");
+  if (stamp < stamp_end && stamp_end < kEnvelope && stamp + 3 < line.size() &&
+      std::isdigit(static_cast<unsigned char>(line[stamp + 3]))) {
+    line.remove_prefix(stamp_end + 3);
+  }
+  // dmesg's "[ 1234.567890] " and dmesg -T's "[Mon Mar 16 04:12:55 2026] ".
+  while (!line.empty() && line.front() == '[') {
+    const size_t close = line.find("] ");
+    if (close == std::string_view::npos || close > 40) break;
+    line.remove_prefix(close + 2);
+  }
+  // The indentation of an nvidia-smi field.
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  return line;
+}
+
+std::string compact_time(const Timestamp& time, bool millis) {
+  switch (time.kind) {
+    case Timestamp::Kind::kUnknown:
+      return "no time";
+    case Timestamp::Kind::kBootRelative:
+      return fmt::format("+{:.6f}s", time.seconds);
+    case Timestamp::Kind::kAbsolute:
+      break;
+  }
+  const double local = time.seconds + time.utc_offset_minutes.value_or(0) * 60.0;
+  const auto whole = static_cast<time_t>(std::floor(local));
+  const auto thousandths = std::min(999L, std::lround((local - std::floor(local)) * 1000));
+  std::tm tm{};
+  if (gmtime_r(&whole, &tm) == nullptr) return time.iso();
+  return fmt::format("{:02}-{:02} {:02}:{:02}:{:02}", tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                     tm.tm_min, tm.tm_sec) +
+         (millis ? fmt::format(".{:03}", thousandths) : "");
+}
+
+namespace {
+
+// Absolute times first, then boot-relative ones (grouped by host: each host has its own boot),
+// then lines with no time; ties in input order.
+bool earlier(const TimelineEntry& a, const TimelineEntry& b) {
+  const Timestamp& ta = a.evidence->time;
+  const Timestamp& tb = b.evidence->time;
+  const auto order = [](const Timestamp& t) {
+    return t.kind == Timestamp::Kind::kAbsolute ? 0 : t.known() ? 1 : 2;
+  };
+  if (order(ta) != order(tb)) return order(ta) < order(tb);
+  if (ta.kind == Timestamp::Kind::kBootRelative && a.diagnosis->host != b.diagnosis->host) {
+    return a.diagnosis->host < b.diagnosis->host;
+  }
+  if (ta.known() && ta.seconds != tb.seconds) return ta.seconds < tb.seconds;
+  if (a.evidence->path != b.evidence->path) return a.evidence->path < b.evidence->path;
+  return a.evidence->line < b.evidence->line;
+}
+
+}  // namespace
+
+std::vector<TimelineEntry> incident_timeline(const Analysis& analysis, size_t per_diagnosis) {
+  std::vector<TimelineEntry> entries;
+  if (analysis.diagnoses.empty()) return entries;
+  const int root =
+      analysis.diagnoses.front().caused_by.value_or(analysis.diagnoses.front().position);
+  std::set<std::pair<std::string, uint64_t>> seen;
+  for (const Diagnosis& diagnosis : analysis.diagnoses) {
+    if (diagnosis.position != root && diagnosis.caused_by != root) continue;
+    // Evidence comes strongest first; folded, a diagnosis keeps its earliest line (when it
+    // started) and then its strongest ones.
+    std::vector<TimelineEntry> own;
+    for (const Evidence& evidence : diagnosis.evidence) own.push_back({&diagnosis, &evidence});
+    if (per_diagnosis != 0 && own.size() > per_diagnosis) {
+      const auto first = std::min_element(own.begin(), own.end(), earlier);
+      std::rotate(own.begin(), first, first + 1);
+      own.resize(per_diagnosis);
+    }
+    for (const TimelineEntry& entry : own) {
+      if (seen.emplace(entry.evidence->path, entry.evidence->line).second) entries.push_back(entry);
+    }
+  }
+  std::stable_sort(entries.begin(), entries.end(), earlier);
+  return entries;
+}
+
+Lane lane_of(std::string_view signature) {
+  if (signature.starts_with("cuda-")) return Lane::kCuda;
+  if (signature.starts_with("nccl-")) return Lane::kNccl;
+  for (std::string_view job : {"torchrun-", "slurm-", "host-oom", "loss-", "grad-norm-"}) {
+    if (signature.starts_with(job)) return Lane::kJob;
+  }
+  // Xids, PCIe and NVSwitch errors, and nvidia-smi fields.
+  return Lane::kHardware;
+}
+
+std::string_view lane_name(Lane lane) {
+  switch (lane) {
+    case Lane::kHardware:
+      return "GPU & PCIe";
+    case Lane::kCuda:
+      return "CUDA";
+    case Lane::kNccl:
+      return "NCCL";
+    case Lane::kJob:
+      return "Job";
+  }
+  return "";
+}
+
+namespace {
+
+bool is_control(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+}
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+}  // namespace
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\t') {
+      out += ' ';
+    } else if (is_control(c)) {
+      out += kReplacement;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        // Control characters would be parse errors; newlines in attribute values are fine.
+        if (is_control(c) && c != '\n' && c != '\t') {
+          out += kReplacement;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace faultline

@@ -1,0 +1,51 @@
+// What the report formats share: the subject of a diagnosis in words, the incident's timeline,
+// and the lanes of the HTML timeline. Internal to lib/report/.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diagnose/analysis.h"
+
+namespace faultline {
+
+// "GPU 0000:3b:00.0 on node17 · index 3 · NVIDIA A100 · serial 123 · GPU-… · rank 21", or
+// "GPU not identified".
+std::string subject_line(const Diagnosis& diagnosis);
+
+// A log line without its envelope (dmesg stamp, syslog date and host), so that a timeline that
+// shows the time in its own column does not show it twice. Unknown envelopes are left alone.
+std::string_view message_of(std::string_view line);
+
+// A time short enough for a timeline column: "03-05 16:47:38" in the input's own clock (with
+// ".118" when `millis`), "+86213.402771s" since boot, "no time".
+std::string compact_time(const Timestamp& time, bool millis);
+
+// One evidence line of the incident with the diagnosis it supports.
+struct TimelineEntry {
+  const Diagnosis* diagnosis;
+  const Evidence* evidence;
+};
+
+// The incident the report leads with: the top diagnosis (or the one it is collateral to) and
+// every diagnosis caused by it. At most `per_diagnosis` evidence lines of each (0: all), each
+// line once, in time order: absolute times, then boot-relative ones by host, then lines with
+// no time.
+std::vector<TimelineEntry> incident_timeline(const Analysis& analysis, size_t per_diagnosis);
+
+// The bands of the HTML timeline, by what kind of event a signature or state field names.
+enum class Lane { kHardware, kCuda, kNccl, kJob };
+inline constexpr Lane kLanes[] = {Lane::kHardware, Lane::kCuda, Lane::kNccl, Lane::kJob};
+Lane lane_of(std::string_view signature);
+std::string_view lane_name(Lane lane);
+
+// `text` with control characters (an escape sequence in a log line, binary junk) shown as U+FFFD
+// and tabs as spaces, so that printing it cannot drive the terminal or break a line format.
+std::string printable(std::string_view text);
+
+// Text for HTML element content and attribute values; control characters other than tab and
+// newline shown as U+FFFD.
+std::string html_escape(std::string_view text);
+
+}  // namespace faultline

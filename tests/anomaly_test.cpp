@@ -1,0 +1,319 @@
+#include "correlate/anomaly.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "extract/metrics.h"
+
+using namespace faultline;
+
+namespace {
+
+using P = MetricPoint;
+
+// A deterministic noise source, so every run of the tests sees the same curve.
+class Noise {
+ public:
+  // Uniform in [-1, 1).
+  double Next() {
+    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state_ >> 11) / static_cast<double>(1ULL << 52) - 1;
+  }
+
+ private:
+  uint64_t state_ = 42;
+};
+
+// A healthy pre-training curve as Megatron logs it every 10 iterations: the loss decays from
+// ~10 towards 2 with 2% noise, the grad norm settles, each iteration takes ~5.4 s.
+struct Curve {
+  double Loss(int i) const { return 2.0 + 8.0 * std::exp(-i / 150.0); }
+  double GradNorm(int i) const { return 0.3 + 3.0 * std::exp(-i / 80.0); }
+};
+
+MetricPoint healthy_point(int i, Noise* noise) {
+  const Curve curve;
+  P p;
+  p.step = 10 * i;
+  p.line = static_cast<uint64_t>(i);
+  p.loss = static_cast<float>(curve.Loss(i) * (1 + 0.02 * noise->Next()));
+  p.grad_norm = static_cast<float>(curve.GradNorm(i) * (1 + 0.1 * noise->Next()));
+  p.iteration_seconds = static_cast<float>(5.4 * (1 + 0.01 * noise->Next()));
+  p.learning_rate = 3e-4f;
+  p.loss_scale = 1;
+  p.time = 1.7e9 + 54.0 * i;
+  p.set(P::kLoss);
+  p.set(P::kGradNorm);
+  p.set(P::kIterationSeconds);
+  p.set(P::kLearningRate);
+  p.set(P::kLossScale);
+  p.set(P::kSkipped);
+  p.set(P::kNanIterations);
+  p.set(P::kTime);
+  return p;
+}
+
+Series healthy_series(int points) {
+  Series series;
+  series.path = "train.log";
+  series.format = "megatron";
+  series.rank = 7;
+  Noise noise;
+  for (int i = 1; i <= points; ++i) series.Add(healthy_point(i, &noise));
+  return series;
+}
+
+std::vector<Event> of_kind(const std::vector<Event>& events, std::string_view signature) {
+  std::vector<Event> out;
+  for (const Event& event : events) {
+    if (event.signature == signature) out.push_back(event);
+  }
+  return out;
+}
+
+void print(const std::vector<Event>& events) {
+  for (const Event& event : events) MESSAGE(event.signature << ": " << event.evidence.text);
+}
+
+// A Megatron iteration line as training.py prints it (training-logs.md §1.1), one iteration a
+// second from 13:00.
+std::string megatron_line(int iteration, const std::string& loss, const std::string& grad) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                " [2024-06-11 %02d:%02d:%02d] iteration %8d/   20000 | consumed samples: %12d | "
+                "elapsed time per iteration (ms): 5361.6 | learning rate: 2.873690E-04 | "
+                "global batch size:   512 | %s| loss scale: 1.0 | grad norm: %s | number of "
+                "skipped iterations:   0 | number of nan iterations:   %d |",
+                13 + iteration / 3600, (iteration / 60) % 60, iteration % 60, iteration,
+                iteration * 512, loss.empty() ? "" : ("lm loss: " + loss + " ").c_str(),
+                grad.c_str(), loss.empty() ? 1 : 0);
+  return line;
+}
+
+std::string scientific(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6E", value);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a healthy Megatron loss curve has no anomaly") {
+  const auto events = detect_anomalies(healthy_series(3000));
+  print(events);
+  CHECK(events.empty());
+}
+
+TEST_CASE("grad norm: nan lines give grad-norm-nan at that iteration") {
+  MetricsReader reader("train-rank7.log", "node-3");
+  const Curve curve;
+  for (int i = 1; i <= 200; ++i) {
+    const bool nan = i >= 120 && i < 123;
+    reader.Feed(megatron_line(i * 10, scientific(curve.Loss(i)), nan ? "nan" : "0.412"),
+                static_cast<uint64_t>(i));
+  }
+  const auto series = reader.Finish();
+  REQUIRE(series.size() == 1);
+  const auto events = detect_anomalies(series[0]);
+  print(events);
+  const auto nans = of_kind(events, "grad-norm-nan");
+  REQUIRE(nans.size() == 1);
+  CHECK(nans[0].fields.at("step") == "1200");
+  CHECK(nans[0].fields.at("last_step") == "1220");
+  CHECK(nans[0].count == 3);
+  CHECK(nans[0].evidence.line == 120);
+  CHECK(nans[0].evidence.path == "train-rank7.log");
+  CHECK(nans[0].host == "node-3");
+  CHECK(nans[0].fields.at("rank") == "7");
+  CHECK(nans[0].evidence.time.iso() == "2024-06-11T13:20:00");
+  CHECK(nans[0].evidence.text.find("step 1200: grad norm nan") == 0);
+  CHECK(of_kind(events, "loss-spike").empty());
+}
+
+TEST_CASE("a NaN loss, printed or left out by Megatron, is loss-nan") {
+  MetricsReader reader("train.log", "");
+  const Curve curve;
+  for (int i = 1; i <= 60; ++i) {
+    reader.Feed(megatron_line(i * 10, i == 50 ? "" : scientific(curve.Loss(i)), "0.4"),
+                static_cast<uint64_t>(i));
+  }
+  const auto events = detect_anomalies(reader.Finish().at(0));
+  print(events);
+  const auto nans = of_kind(events, "loss-nan");
+  REQUIRE(nans.size() == 1);
+  CHECK(nans[0].fields.at("step") == "500");
+  CHECK(nans[0].evidence.text.find("no lm loss printed") != std::string::npos);
+  CHECK(of_kind(events, "iterations-skipped").empty());  // the NaN is not counted twice
+}
+
+TEST_CASE("a spike planted at a known step is found at that step") {
+  Series series = healthy_series(0);
+  Noise noise;
+  for (int i = 1; i <= 1000; ++i) {
+    P p = healthy_point(i, &noise);
+    if (i == 642) {
+      p.loss *= 4;
+      p.grad_norm *= 30;
+    }
+    series.Add(p);
+  }
+  const auto events = detect_anomalies(series);
+  print(events);
+  const auto spikes = of_kind(events, "loss-spike");
+  REQUIRE(spikes.size() == 1);
+  CHECK(spikes[0].fields.at("step") == "6420");
+  CHECK(std::stod(spikes[0].fields.at("score")) >= 6);
+  CHECK(spikes[0].evidence.text.find("step 6420: lm loss") == 0);
+  CHECK(spikes[0].evidence.text.find("grad norm") != std::string::npos);
+  CHECK(events.size() == 1);
+}
+
+TEST_CASE("Megatron's rule: a loss above 10x the largest before it") {
+  Series series;
+  for (int i = 1; i <= 40; ++i) {
+    P p;
+    p.step = i;
+    // A noisy, flat curve whose MAD is too wide for the z-score to fire on its own.
+    p.loss = i == 35 ? 60.0f : (i % 2 == 0 ? 1.0f : 5.0f);
+    p.set(P::kLoss);
+    series.Add(p);
+  }
+  const auto spikes = of_kind(detect_anomalies(series), "loss-spike");
+  REQUIRE(spikes.size() == 1);
+  CHECK(spikes[0].fields.at("step") == "35");
+  CHECK(spikes[0].evidence.text.find("10x the largest loss") != std::string::npos);
+}
+
+TEST_CASE("a resume followed by a spike-like jump is not a loss-spike") {
+  MetricsReader reader("train.log", "");
+  const Curve curve;
+  uint64_t line = 0;
+  for (int i = 1; i <= 300; ++i) {
+    reader.Feed(megatron_line(i * 10, scientific(curve.Loss(i)), "0.4"), ++line);
+  }
+  // The job restarts from the checkpoint of iteration 2500: the step counter goes back and
+  // the loss jumps while the data loader and optimizer settle.
+  for (int i = 251; i <= 500; ++i) {
+    const double jump = i < 256 ? 2.5 : 1.0;
+    reader.Feed(megatron_line(i * 10, scientific(curve.Loss(i) * jump), "0.4"), ++line);
+  }
+  const auto series = reader.Finish();
+  REQUIRE(series.size() == 2);
+  CHECK(series[1].resumed);
+  std::vector<Event> events;
+  for (const Series& s : series) {
+    for (Event& e : detect_anomalies(s)) events.push_back(std::move(e));
+  }
+  print(events);
+  CHECK(of_kind(events, "loss-spike").empty());
+  const auto resume = of_kind(events, "loss-resume-spike");
+  REQUIRE(resume.size() == 1);
+  CHECK(resume[0].fields.at("segment") == "1");
+}
+
+TEST_CASE("decimation keeps a planted spike detectable") {
+  Series series = healthy_series(0);
+  Noise noise;
+  for (int i = 1; i <= 300'000; ++i) {
+    P p = healthy_point(i, &noise);
+    if (i == 200'001) p.loss *= 5;
+    series.Add(p);
+  }
+  CHECK(series.points().size() <= kMaxPointsPerSeries);
+  CHECK(series.stride() >= 4);
+  const auto events = detect_anomalies(series);
+  print(events);
+  const auto spikes = of_kind(events, "loss-spike");
+  REQUIRE(spikes.size() == 1);
+  CHECK(spikes[0].fields.at("step") == "2000010");
+}
+
+TEST_CASE("a sustained rise that does not come back is loss-divergence") {
+  Series series = healthy_series(0);
+  Noise noise;
+  for (int i = 1; i <= 1200; ++i) {
+    P p = healthy_point(i, &noise);
+    if (i > 1000) p.loss *= static_cast<float>(1 + (i - 1000) / 200.0);  // up to 2x
+    series.Add(p);
+  }
+  const auto events = detect_anomalies(series);
+  print(events);
+  const auto divergence = of_kind(events, "loss-divergence");
+  REQUIRE(divergence.size() == 1);
+  CHECK(std::stoi(divergence[0].fields.at("step")) > 10000);
+  CHECK(std::stod(divergence[0].fields.at("score")) >= 1.2);
+}
+
+TEST_CASE("a spike that recovers is not a divergence") {
+  Series series = healthy_series(0);
+  Noise noise;
+  for (int i = 1; i <= 1200; ++i) {
+    P p = healthy_point(i, &noise);
+    if (i > 700 && i <= 760) p.loss *= 1.6f;
+    series.Add(p);
+  }
+  CHECK(of_kind(detect_anomalies(series), "loss-divergence").empty());
+}
+
+TEST_CASE("an iteration 5x slower than usual is a training-stall") {
+  Series series = healthy_series(0);
+  Noise noise;
+  for (int i = 1; i <= 400; ++i) {
+    P p = healthy_point(i, &noise);
+    if (i == 333 || i == 334) p.iteration_seconds = 60;
+    series.Add(p);
+  }
+  const auto stalls = of_kind(detect_anomalies(series), "training-stall");
+  REQUIRE(stalls.size() == 1);
+  CHECK(stalls[0].fields.at("step") == "3330");
+  CHECK(stalls[0].count == 2);
+}
+
+TEST_CASE("the log going on long after the last metrics is a training-stall") {
+  Series series = healthy_series(200);  // a point every 54 s
+  series.input_end_time = series.points().back().time + 1800;
+  const auto stalls = of_kind(detect_anomalies(series), "training-stall");
+  REQUIRE(stalls.size() == 1);
+  CHECK(stalls[0].fields.at("step") == "2000");
+  CHECK(stalls[0].evidence.text.find("30 min") != std::string::npos);
+  series.input_end_time = series.points().back().time + 120;
+  CHECK(of_kind(detect_anomalies(series), "training-stall").empty());
+}
+
+TEST_CASE("skipped iterations: a run is reported, a lone fp16 skip is not") {
+  Series series = healthy_series(0);
+  Noise noise;
+  for (int i = 1; i <= 300; ++i) {
+    P p = healthy_point(i, &noise);
+    if (i == 100) p.skipped = 1;
+    if (i >= 200 && i < 204) {
+      p.skipped = 2;
+      p.loss_scale = static_cast<float>(std::pow(2.0, 210 - i));
+    }
+    series.Add(p);
+  }
+  const auto skipped = of_kind(detect_anomalies(series), "iterations-skipped");
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].fields.at("step") == "2000");
+  CHECK(skipped[0].fields.at("value") == "8");
+  CHECK(skipped[0].evidence.text.find("loss scale 1024 -> 128") != std::string::npos);
+}
+
+TEST_CASE("the first points of a segment are warm-up") {
+  Series series;
+  for (int i = 1; i <= 30; ++i) {
+    P p;
+    p.step = i;
+    p.loss = i == 10 ? 40.0f : 2.0f;
+    p.iteration_seconds = i == 5 ? 100.0f : 1.0f;
+    p.skipped = i < 5 ? 3 : 0;
+    p.set(P::kLoss);
+    p.set(P::kIterationSeconds);
+    p.set(P::kSkipped);
+    series.Add(p);
+  }
+  CHECK(detect_anomalies(series).empty());
+}

@@ -1,0 +1,462 @@
+#include "extract/metrics.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <string>
+
+#include "sniff/prefix.h"
+#include "sniff/rank.h"
+
+using namespace faultline;
+
+namespace {
+
+std::vector<Series> read(std::initializer_list<std::string_view> lines,
+                         const std::string& path = "train.log") {
+  MetricsReader reader(path, "node-1");
+  uint64_t number = 0;
+  for (std::string_view line : lines) reader.Feed(line, ++number);
+  return reader.Finish();
+}
+
+// The only point of the only series `lines` yield.
+MetricPoint only_point(std::initializer_list<std::string_view> lines) {
+  const auto series = read(lines);
+  REQUIRE(series.size() == 1);
+  REQUIRE(series[0].points().size() == 1);
+  return series[0].points()[0];
+}
+
+using P = MetricPoint;
+
+}  // namespace
+
+// ---- Rank tags (training-logs.md §6, §10) -----------------------------------------------------
+
+TEST_CASE("rank prefix: PyTorch's global tag, torchrun's local tee header") {
+  auto tag = parse_rank_prefix("[rank3]: RuntimeError: CUDA error");
+  REQUIRE(tag);
+  CHECK(tag->rank == 3);
+  CHECK_FALSE(tag->is_local);
+  CHECK(tag->prefix_length == 9);
+  tag = parse_rank_prefix("[rank12]:[E ProcessGroupNCCL.cpp:1316] x");
+  REQUIRE(tag);
+  CHECK(tag->rank == 12);
+  CHECK(tag->prefix_length == 9);
+  tag = parse_rank_prefix("[default3]: [2024-04-06 03:02:12] iteration");
+  REQUIRE(tag);
+  CHECK(tag->rank == 3);
+  CHECK(tag->is_local);
+  CHECK(tag->source == RankTag::Source::kTorchrunTee);
+}
+
+TEST_CASE("rank prefix: srun --label and Open MPI --tag-output") {
+  auto tag = parse_rank_prefix("3: step=1 loss=2");
+  REQUIRE(tag);
+  CHECK(tag->rank == 3);
+  CHECK(tag->prefix_length == 3);
+  tag = parse_rank_prefix(" 7: x");  // right-aligned with 10 or more tasks
+  REQUIRE(tag);
+  CHECK(tag->rank == 7);
+  tag = parse_rank_prefix("[1,3]<stdout>:Step #0\tLoss: 2.324532");
+  REQUIRE(tag);
+  CHECK(tag->rank == 3);
+  CHECK_FALSE(tag->is_local);
+  CHECK(tag->prefix_length == 14);
+  tag = parse_rank_prefix("[prterun-f5n18-100629@1,0]<stdout>: f5n18");
+  REQUIRE(tag);
+  CHECK(tag->rank == 0);
+  CHECK(tag->source == RankTag::Source::kOpenMpi);
+}
+
+TEST_CASE("rank prefix: what is not a rank tag") {
+  CHECK_FALSE(parse_rank_prefix(" [2024-04-06 03:02:12] iteration       71/     100 |"));
+  CHECK_FALSE(parse_rank_prefix("[  219.470994] NVRM: Xid"));
+  CHECK_FALSE(parse_rank_prefix("10:15:30 started"));
+  CHECK_FALSE(parse_rank_prefix("[E ProcessGroupNCCL.cpp:475] x"));
+  CHECK_FALSE(parse_rank_prefix(""));
+}
+
+TEST_CASE("rank prefixes stack: the innermost global rank wins") {
+  auto tag = parse_rank_prefixes("[default2]:[rank2]: RuntimeError: x");
+  REQUIRE(tag);
+  CHECK(tag->rank == 2);
+  CHECK_FALSE(tag->is_local);
+  CHECK(tag->prefix_length == 20);
+  tag = parse_rank_prefixes("[1,5]<stdout>:[default1]:step=3 loss=1");
+  REQUIRE(tag);
+  CHECK(tag->rank == 5);
+  CHECK(tag->prefix_length == 25);
+  tag = parse_rank_prefixes("[default4]:hello");
+  REQUIRE(tag);
+  CHECK(tag->is_local);
+  CHECK_FALSE(parse_rank_prefixes("hello"));
+}
+
+TEST_CASE("rank from a path") {
+  auto tag = rank_from_path("logs/rank3.log");
+  REQUIRE(tag);
+  CHECK(tag->rank == 3);
+  CHECK_FALSE(tag->is_local);
+  CHECK(rank_from_path("samples/a100-contained-ecc/train-rank3.log")->rank == 3);
+  CHECK(rank_from_path("out/rank_12/stdout.txt")->rank == 12);
+  CHECK(rank_from_path("out/Rank-04.log.gz")->rank == 4);
+  tag = rank_from_path("/tmp/logs/run_ab12cd/attempt_0/3/stdout.log");
+  REQUIRE(tag);
+  CHECK(tag->rank == 3);
+  CHECK(tag->is_local);
+  CHECK(rank_from_path("node/local_rank2.txt")->is_local);
+  CHECK_FALSE(rank_from_path("logs/frank3.log"));
+  CHECK_FALSE(rank_from_path("logs/ranking.log"));
+  CHECK_FALSE(rank_from_path("logs/node17/dmesg.txt"));
+  CHECK_FALSE(rank_from_path("-"));
+}
+
+// ---- Formats: the verbatim examples of training-logs.md ---------------------------------------
+
+TEST_CASE("Megatron-LM iteration line (NVIDIA/Megatron-LM#756)") {
+  const P p = only_point(
+      {" [2024-04-06 03:02:12] iteration       71/     100 | consumed samples:         9088 | "
+       "elapsed time per iteration (ms): 5361.6 | throughput per GPU (TFLOP/s/GPU): 243.6 | "
+       "learning rate: 1.420000E-05 | global batch size:   128 | lm loss: 1.818812E+00 | "
+       "load_balancing_loss: 1.013377E+00 | loss scale: 1.0 | grad norm: 1.300 | num zeros: 0.0 "
+       "| number of skipped iterations:   0 | number of nan iterations:   0 |"});
+  CHECK(p.step == 71);
+  CHECK(p.line == 1);
+  CHECK(p.loss == doctest::Approx(1.818812));
+  CHECK(p.learning_rate == doctest::Approx(1.42e-05));
+  CHECK(p.grad_norm == doctest::Approx(1.3));
+  CHECK(p.loss_scale == 1.0f);
+  CHECK(p.iteration_seconds == doctest::Approx(5.3616));
+  CHECK(p.throughput == doctest::Approx(243.6));
+  CHECK(p.has(P::kSkipped));
+  CHECK(p.skipped == 0);
+  CHECK(p.nan_iterations == 0);
+  REQUIRE(p.has(P::kTime));
+  CHECK(p.time == unix_seconds(2024, 4, 6, 3, 2, 12));
+  CHECK_FALSE(p.has(P::kLossInferred));
+}
+
+TEST_CASE("Megatron-LM: a NaN interval prints no lm loss, only the nan-iteration counter") {
+  const auto series =
+      read({" [2024-04-06 03:02:12] iteration       10/     100 | consumed samples:         1280 | "
+            "elapsed time per iteration (ms): 5361.6 | learning rate: 1.420000E-05 | global batch "
+            "size:   128 | lm loss: 2.000000E+00 | loss scale: 1.0 | grad norm: 1.300 | number of "
+            "skipped iterations:   0 | number of nan iterations:   0 |",
+            " [2024-04-06 03:03:05] iteration       20/     100 | consumed samples:         2560 | "
+            "elapsed time per iteration (ms): 5361.6 | learning rate: 1.420000E-05 | global batch "
+            "size:   128 | loss scale: 1.0 | grad norm: nan | number of skipped iterations:   0 | "
+            "number of nan iterations:   3 |"});
+  REQUIRE(series.size() == 1);
+  REQUIRE(series[0].points().size() == 2);
+  const P& nan = series[0].points()[1];
+  CHECK(nan.step == 20);
+  CHECK(nan.loss_nonfinite());
+  CHECK(nan.has(P::kLossInferred));
+  CHECK(nan.grad_norm_nonfinite());
+  CHECK(nan.nan_iterations == 3);
+}
+
+TEST_CASE("Megatron-DeepSpeed and the BigScience fork: other fields, seconds per iteration") {
+  const P p = only_point(
+      {" iteration      500/  100000 | consumed samples:        64000 | consumed tokens:     "
+       "131072000 | elapsed time per iteration (s): 1.25 | learning rate: 6.000E-05 | global "
+       "batch size:   128 | lm loss: 4.112345E+00 | loss scale: 4096.0 | grad norm: 0.512 | "
+       "actual seqlen:  2048 | number of skipped iterations:   1 | number of nan iterations:   "
+       "0 | samples per second: 102.400 | tokens per gpu per second (tgs): 3276.800 | TFLOPs: "
+       "98.12 |"});
+  CHECK(p.step == 500);
+  CHECK(p.loss == doctest::Approx(4.112345));
+  CHECK(p.iteration_seconds == doctest::Approx(1.25));
+  CHECK(p.loss_scale == 4096.0f);
+  CHECK(p.skipped == 1);
+  CHECK_FALSE(p.has(P::kTime));
+}
+
+TEST_CASE("Megatron validation lines and other 'iteration' lines are not steps") {
+  CHECK(read({" validation loss at iteration 100 on validation set | lm loss value: "
+              "2.310000E+00 | lm loss PPL: 1.007425E+01 | ",
+              "saving checkpoint at iteration     100 to /ckpt",
+              "Rank 3, node x, device 3, iteration #3: Possible transient error!"})
+            .empty());
+}
+
+TEST_CASE("DeepSpeed step line (deepspeedai/DeepSpeed#1825): cumulative skipped, [Rank N]") {
+  const auto series = read(
+      {"[2022-03-11 02:06:58,985] [INFO] [logging.py:69:log_dist] [Rank 0] step=40, skipped=2, "
+       "lr=[5e-05], mom=[[0.9, 0.999]]",
+       "[2022-03-11 02:07:58,985] [INFO] [logging.py:69:log_dist] [Rank 0] step=50, skipped=5, "
+       "lr=[5e-05], mom=[(0.9, 0.999), (0.9, 0.999)]"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "deepspeed");
+  CHECK(series[0].rank == 0);
+  CHECK_FALSE(series[0].rank_is_local);
+  const auto& p = series[0].points();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].step == 40);
+  CHECK(p[0].learning_rate == doctest::Approx(5e-05));
+  CHECK(p[0].skipped == 2);
+  CHECK(p[1].skipped == 3);
+  CHECK(p[0].time == doctest::Approx(unix_seconds(2022, 3, 11, 2, 6, 58.985)));
+}
+
+TEST_CASE("HF Trainer dicts (AnswerDotAI/ModernBERT#233): numbered in order, nan kept") {
+  const auto series = read(
+      {"{'loss': 0.2051, 'grad_norm': nan, 'learning_rate': 9.774074342405685e-06, 'epoch': "
+       "0.53}",
+       "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 9.773696745450087e-06, 'epoch': 0.53}",
+       "{'eval_loss': 0.31, 'eval_runtime': 12.3, 'eval_samples_per_second': 81.2, "
+       "'eval_steps_per_second': 2.1, 'epoch': 0.53}",
+       "{'train_runtime': 116.1914, 'train_samples_per_second': 6.885, "
+       "'train_steps_per_second': 1.721, 'train_loss': 2.819730052947998, 'epoch': 0.15}"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "hf-trainer");
+  const auto& p = series[0].points();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].step == 1);
+  CHECK(p[1].step == 2);
+  CHECK(p[0].loss == doctest::Approx(0.2051));
+  CHECK(p[0].grad_norm_nonfinite());
+  CHECK(p[1].loss == 0.0f);
+  CHECK(p[1].learning_rate == doctest::Approx(9.773696745450087e-06));
+}
+
+TEST_CASE("HF Trainer dicts with quoted values (v5-era ProgressCallback)") {
+  const P p =
+      only_point({"{'loss': '1.764', 'grad_norm': '2.609', 'learning_rate': '6.667e-05', "
+                  "'epoch': '3'}"});
+  CHECK(p.loss == doctest::Approx(1.764));
+  CHECK(p.grad_norm == doctest::Approx(2.609));
+  CHECK(p.learning_rate == doctest::Approx(6.667e-05));
+}
+
+TEST_CASE("Lightning 1.x progress bar (official-stockfish/nnue-pytorch#83)") {
+  const auto series =
+      read({"Epoch 1:  39%|█████████▍              | 4846/12331 [05:59<09:15, 13.47it/s, "
+            "loss=0.0136, v_num=1]"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "lightning");
+  const P& p = series[0].points()[0];
+  CHECK(p.step == 12331 + 4846);  // batches of the epochs before, then this one's
+  CHECK(p.loss == doctest::Approx(0.0136));
+  CHECK(p.iteration_seconds == doctest::Approx(1 / 13.47));
+}
+
+TEST_CASE("NeMo 1.x progress bar (NVIDIA/NeMo-Framework-Launcher#55): global_step, s/it") {
+  const P p = only_point(
+      {"Epoch 0:   1%|          | 795/77225 [9:07:58<878:01:48, 41.36s/it, loss=3.1, v_num=, "
+       "reduced_train_loss=3.090, global_step=794.0, consumed_samples=1.63e+6]"});
+  CHECK(p.step == 794);
+  CHECK(p.loss == doctest::Approx(3.09));  // the step's own loss, not the running mean
+  CHECK(p.iteration_seconds == doctest::Approx(41.36));
+}
+
+TEST_CASE("tqdm frames separated by \\r: each is read, a redrawn step is one point") {
+  const auto series =
+      read({"Epoch 0:  10%|█         | 1/10 [00:01<00:09,  1.00it/s, loss=2.5, v_num=0]\r"
+            "Epoch 0:  10%|█         | 1/10 [00:01<00:09,  1.00it/s, loss=2.4, v_num=0]\r"
+            "Epoch 0:  20%|██        | 2/10 [00:02<00:08,  1.00it/s, loss=2.3, v_num=0]"});
+  REQUIRE(series.size() == 1);
+  const auto& p = series[0].points();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].loss == doctest::Approx(2.4));
+  CHECK(p[1].loss == doctest::Approx(2.3));
+}
+
+TEST_CASE("torchtitan step line (pytorch/torchtitan#3393): tee header is the local rank") {
+  const auto series =
+      read({"[rank0]:[titan] 2026-05-18 16:04:46,338 - root - INFO - step: 14  loss:  3.24405  "
+            "grad_norm:  0.8319  memory:  9.46GiB(64.99%)  tps: 7,282  tflops: 0.52  mfu: 0.17%",
+            "[rank0]:[titan] 2026-05-18 16:05:46,338 - root - INFO - validate step: 15  loss:  "
+            "3.1000  memory:  9.46GiB(64.99%)  tps: 7,282"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "torchtitan");
+  CHECK(series[0].rank == 0);
+  CHECK(series[0].rank_is_local);
+  REQUIRE(series[0].points().size() == 1);
+  const P& p = series[0].points()[0];
+  CHECK(p.step == 14);
+  CHECK(p.loss == doctest::Approx(3.24405));
+  CHECK(p.grad_norm == doctest::Approx(0.8319));
+  CHECK(p.throughput == 7282.0f);
+  CHECK(p.time == doctest::Approx(unix_seconds(2026, 5, 18, 16, 4, 46.338)));
+}
+
+TEST_CASE("torchtitan with its default colours and a NaN loss") {
+  const P p = only_point(
+      {"[titan] 2026-05-18 16:04:46,338 - root - INFO - \x1b[31mstep:  2  \x1b[32mloss:      "
+       "nan  \x1b[38;2;180;60;0mgrad_norm:     nan  \x1b[38;2;54;234;195mmemory:  9.46GiB(64.99%)"
+       "  \x1b[34mtps: 12,345  \x1b[36mtflops: 0.52  \x1b[35mmfu: 0.17%\x1b[39m"});
+  CHECK(p.step == 2);
+  CHECK(p.loss_nonfinite());
+  CHECK(p.grad_norm_nonfinite());
+  CHECK(p.throughput == 12345.0f);
+}
+
+TEST_CASE("NeMo 2 progress printer (NVIDIA-BioNeMo/bionemo-recipes#740)") {
+  const auto series =
+      read({"Training epoch 0, iteration 120/149 | lr: 3e-05 | consumed_samples: 121 | "
+            "global_batch_size: 1 | global_step: 120 | reduced_train_loss: 1.233 | "
+            "train_step_timing in s: 0.03146 | val_loss: 4.106",
+            "Validation: iteration 5/10"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "nemo");
+  REQUIRE(series[0].points().size() == 1);
+  const P& p = series[0].points()[0];
+  CHECK(p.step == 120);
+  CHECK(p.loss == doctest::Approx(1.233));
+  CHECK(p.learning_rate == doctest::Approx(3e-05));
+  CHECK(p.iteration_seconds == doctest::Approx(0.03146));
+}
+
+TEST_CASE("generic key=value, key: value and JSON lines") {
+  CHECK(only_point({"step=10 loss=2.5"}).loss == 2.5f);
+  CHECK(only_point({"step: 10, loss: 2.5, lr: 1e-4"}).learning_rate == doctest::Approx(1e-4));
+  CHECK(only_point({"{\"step\": 10, \"loss\": 2.3}"}).step == 10);
+  const P json =
+      only_point({"{\"epoch\": 1.8, \"grad_norm\": NaN, \"learning_rate\": 9.8e-05, \"loss\": 0.0, "
+                  "\"step\": 50}"});
+  CHECK(json.step == 50);
+  CHECK(json.grad_norm_nonfinite());
+  CHECK(read({"{\"step\": 10, \"loss\": 2.3}"})[0].format == "json");
+  CHECK(read({"step=10 loss=2.5"})[0].format == "generic");
+  CHECK(read({"Saving model checkpoint at step=500", "the loss function is ok"}).empty());
+}
+
+TEST_CASE("numbers in every printed form") {
+  CHECK(std::isnan(only_point({"step=1 loss=nan"}).loss));
+  CHECK(std::isnan(only_point({"step=1 loss=NaN"}).loss));
+  CHECK(only_point({"step=1 loss=inf"}).loss == INFINITY);
+  CHECK(only_point({"step=1 loss=-inf"}).loss == -INFINITY);
+  CHECK(only_point({"{\"step\": 1, \"loss\": Infinity}"}).loss == INFINITY);
+  CHECK(only_point({"step=1 loss=2.3E+00"}).loss == doctest::Approx(2.3));
+  CHECK(only_point({"step=1 loss=+1.5e-3"}).loss == doctest::Approx(1.5e-3));
+  CHECK(only_point({"{'loss': np.float64(0.85), 'epoch': 1.0}"}).loss == doctest::Approx(0.85));
+}
+
+// ---- Ranks, restarts, memory -------------------------------------------------------------------
+
+TEST_CASE("interleaved [rank0]/[rank1] lines make one series per rank") {
+  const auto series =
+      read({"[rank0]:step=1 loss=2.0", "[rank1]:step=1 loss=3.0", "[rank0]:step=2 loss=1.9",
+            "[rank1]:step=2 loss=2.9", "[rank1]:step=3 loss=2.8"});
+  REQUIRE(series.size() == 2);
+  CHECK(series[0].rank == 0);
+  CHECK(series[1].rank == 1);
+  CHECK(series[0].points().size() == 2);
+  CHECK(series[1].points().size() == 3);
+  CHECK(series[1].points()[2].loss == doctest::Approx(2.8));
+  CHECK(series[1].points()[2].line == 5);
+  CHECK(series[0].host == "node-1");
+}
+
+TEST_CASE("lines without a tag take the rank the path names") {
+  const auto series = read({"step=1 loss=2.0"}, "logs/attempt_0/5/stdout.log");
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].rank == 5);
+  CHECK(series[0].rank_is_local);
+  CHECK(series[0].path == "logs/attempt_0/5/stdout.log");
+}
+
+TEST_CASE("a step counter going back starts a resumed segment") {
+  const auto series =
+      read({"step=1 loss=3", "step=2 loss=2.9", "step=3 loss=2.8", "step=2 loss=2.9"});
+  REQUIRE(series.size() == 2);
+  CHECK(series[0].segment == 0);
+  CHECK_FALSE(series[0].resumed);
+  CHECK(series[0].points().size() == 3);
+  CHECK(series[1].segment == 1);
+  CHECK(series[1].resumed);
+  CHECK(series[1].points()[0].step == 2);
+}
+
+TEST_CASE("Megatron's checkpoint-load banner marks a resume, even before the first point") {
+  const std::string line =
+      " iteration     5610/   20000 | consumed samples:      2872320 | lm loss: 2.411212E+00 |";
+  const auto first =
+      read({"  successfully loaded checkpoint from /ckpt [ t 0, p 0 ] at "
+            "iteration 5600",
+            line});
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].resumed);
+  const auto second = read({line, "  successfully loaded checkpoint from /ckpt at iteration 5610",
+                            " iteration     5620/   20000 | lm loss: 2.401212E+00 |"});
+  REQUIRE(second.size() == 2);
+  CHECK(second[1].resumed);
+  CHECK(second[1].points()[0].step == 5620);
+}
+
+TEST_CASE("HF Trainer: a new run banner or the epoch going back starts a new segment") {
+  const auto series = read({"{'loss': 2.0, 'epoch': 0.1}", "{'loss': 1.9, 'epoch': 0.2}",
+                            "***** Running training *****", "{'loss': 2.5, 'epoch': 0.01}",
+                            "{'loss': 2.4, 'epoch': 0.02}", "{'loss': 2.6, 'epoch': 0.01}"});
+  REQUIRE(series.size() == 3);
+  CHECK_FALSE(series[1].resumed);
+  CHECK(series[2].resumed);
+}
+
+TEST_CASE("the latest time of the input is kept for the series") {
+  const auto series =
+      read({"[2024-06-11 13:46:00] step=1 loss=2.0", "[2024-06-11 13:47:00] step=2 loss=1.9",
+            "[2024-06-11 14:30:00] NCCL watchdog timeout"});
+  REQUIRE(series.size() == 1);
+  REQUIRE(series[0].input_end_time);
+  CHECK(*series[0].input_end_time == unix_seconds(2024, 6, 11, 14, 30, 0));
+}
+
+TEST_CASE("decimation keeps a planted spike and a NaN, and bounds the points") {
+  Series series;
+  series.Limit(64);
+  for (int i = 1; i <= 10'000; ++i) {
+    MetricPoint p;
+    p.step = i;
+    p.loss = i == 7'777 ? 50.0f : 2.0f;
+    p.set(P::kLoss);
+    if (i == 3'001) {
+      p.grad_norm = NAN;
+      p.set(P::kGradNorm);
+    }
+    p.skipped = i % 1000 == 0 ? 1 : 0;
+    p.set(P::kSkipped);
+    series.Add(p);
+  }
+  CHECK(series.points().size() <= 64);
+  CHECK(series.logged_points() == 10'000);
+  uint64_t skipped = 0;
+  bool spike = false;
+  bool nan = false;
+  for (const P& p : series.points()) {
+    skipped += p.skipped;
+    spike |= p.step == 7'777 && p.loss == 50.0f;
+    nan |= p.step == 3'001 && p.grad_norm_nonfinite();
+  }
+  CHECK(spike);
+  CHECK(nan);
+  CHECK(skipped == 10);
+}
+
+TEST_CASE("a long run stays within kMaxPointsPerSeries") {
+  MetricsReader reader("train.log", "");
+  for (int i = 1; i <= 250'000; ++i) {
+    reader.Feed("step=" + std::to_string(i) + " loss=" + (i == 123'457 ? "9.5" : "2.0"),
+                static_cast<uint64_t>(i));
+  }
+  const auto series = reader.Finish();
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].points().size() <= kMaxPointsPerSeries);
+  CHECK(series[0].logged_points() == 250'000);
+  CHECK(std::any_of(series[0].points().begin(), series[0].points().end(),
+                    [](const P& p) { return p.step == 123'457 && p.loss == 9.5f; }));
+}
+
+TEST_CASE("only the last segment knows how long the log went on") {
+  const auto series =
+      read({"[2024-06-11 13:46:00] step=5 loss=2.0", "[2024-06-11 13:47:00] step=1 loss=2.1",
+            "[2024-06-11 14:30:00] NCCL watchdog timeout"});
+  REQUIRE(series.size() == 2);
+  CHECK_FALSE(series[0].input_end_time);
+  CHECK(series[1].input_end_time);
+}

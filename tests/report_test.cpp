@@ -1,0 +1,303 @@
+// The report formats, the filters, --redact and the progress callback.
+#include "report/report.h"
+
+#include <doctest/doctest.h>
+
+#include <regex>
+#include <sstream>
+
+#include "diagnose/filter.h"
+#include "diagnose/progress.h"
+#include "diagnose/redact.h"
+#include "report/timeline_svg.h"
+
+using namespace faultline;
+
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog* loaded = [] {
+    auto* c = new Catalog();
+    std::string error;
+    REQUIRE(load_catalog({}, c, &error));
+    return c;
+  }();
+  return *loaded;
+}
+
+// The gpu-off-bus sample: gpu-off-bus on 0000:4c:00.0 (20:41:46 to 20:42:10, +02:00), then a
+// fatal PCIe error on 0000:4a:00.0 (20:41:46), both on gpu-node-031.
+Analysis off_bus() {
+  return analyze({FAULTLINE_SOURCE_DIR "/samples/gpu-off-bus"}, catalog());
+}
+
+std::vector<std::string> ids(const Analysis& analysis) {
+  std::vector<std::string> out;
+  for (const Diagnosis& d : analysis.diagnoses) out.push_back(d.failure->id);
+  return out;
+}
+
+const std::vector<std::string> kBoth = {"gpu-off-bus", "pcie-aer-fatal"};
+
+// A diagnosis built by hand, with what --redact must mask and what it must keep.
+Analysis hand_made(const FailureClass& failure) {
+  Analysis analysis;
+  Event event;
+  event.signature = "xid-79-off-bus";
+  event.host = "gpu-node-9";
+  event.gpu.pci = "0000:b7:00.0";
+  event.evidence = {"/home/alice/logs/gpu-node-9/syslog",
+                    12,
+                    {},
+                    "Mar  5 10:12:33 gpu-node-9 kernel: NVRM: Xid (PCI:0000:b7:00): 79, "
+                    "name=/home/alice/venv/bin/python from 10.1.2.3 driver 535.129.03",
+                    "xid-79-off-bus"};
+  event.fields["peer"] = "10.1.2.3";
+  analysis.events.push_back(event);
+  Diagnosis d;
+  d.position = 1;
+  d.failure = &failure;
+  d.host = "gpu-node-9";
+  d.gpu.pci = "0000:b7:00.0";
+  d.gpu.serial = "1652329731246";
+  d.evidence = {event.evidence,
+                {"ticket.txt", 3, {}, "bob@bastion:~$ ssh gpu-node-9 # fe80::1c2:3 c10::cuda", ""}};
+  d.fix = {"Drain gpu-node-9 (`ssh bob@gpu-node-9`)"};
+  d.verify = {{"ssh gpu-node-9 nvidia-smi -q -i 0000:b7:00.0", "the GPU answers"}};
+  analysis.diagnoses.push_back(d);
+  analysis.inputs.push_back({"/Users/carol/gpu-node-9.log", "kernel-log", "none", 1, 100, 0, ""});
+  return analysis;
+}
+
+FailureClass off_bus_class() {
+  FailureClass failure;
+  failure.id = "gpu-off-bus";
+  failure.title = "GPU fell off the bus";
+  failure.kind = "hardware";
+  failure.severity = Severity::kCritical;
+  return failure;
+}
+
+std::string render(void (*renderer)(const Analysis&, std::ostream&), const Analysis& analysis) {
+  std::ostringstream out;
+  renderer(analysis, out);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("--since and --until read ISO 8601 and 'YYYY-MM-DD HH:MM:SS'") {
+  const auto zoned = parse_time("2025-07-23T20:42:00.5+02:00");
+  REQUIRE(zoned);
+  CHECK(zoned->utc_offset_minutes == 120);
+  CHECK(zoned->iso() == "2025-07-23T20:42:00.500000+02:00");
+  CHECK(parse_time("2025-07-23T18:42:00Z")->seconds == doctest::Approx(zoned->seconds - 0.5));
+  const auto wall = parse_time("2025-07-23 20:42:00");
+  REQUIRE(wall);
+  CHECK_FALSE(wall->utc_offset_minutes);
+  CHECK(parse_time("2025-07-23")->iso() == "2025-07-23T00:00:00");
+  for (const char* bad : {"", "yesterday", "2025-13-01", "2025-07-23T25:00:00", "2025-07-23 20:42",
+                          "2025-07-23T20:42:00+2"}) {
+    CHECK_MESSAGE(!parse_time(bad), bad);
+  }
+}
+
+TEST_CASE("filters keep what matches every criterion") {
+  const auto filtered = [](const Filter& filter) {
+    Analysis analysis = off_bus();
+    apply_filter(filter, &analysis);
+    return analysis;
+  };
+  CHECK(ids(filtered({})) == kBoth);
+  CHECK(ids(filtered({.hosts = {"GPU-NODE-031"}})) == kBoth);
+  CHECK(filtered({.hosts = {"gpu-node-032"}}).diagnoses.empty());
+  CHECK(filtered({.hosts = {"gpu-node-032"}}).events.empty());
+  const Analysis gpu = filtered({.gpus = {normalize_pci("PCI:0000:4C:00")}});
+  CHECK(ids(gpu) == std::vector<std::string>{"gpu-off-bus"});
+  CHECK_FALSE(gpu.events.empty());
+  for (const Event& event : gpu.events) CHECK(event.gpu.pci == "0000:4c:00.0");
+  CHECK(gpu.diagnoses[0].position == 1);
+  // The same instant, in the log's zone, in UTC and as a wall clock: only the Xid 79 at
+  // 20:42:10 is after it.
+  for (const char* since :
+       {"2025-07-23T20:42:00+02:00", "2025-07-23T18:42:00Z", "2025-07-23 20:42:00"}) {
+    const Analysis late = filtered({.since = parse_time(since)});
+    CHECK_MESSAGE(ids(late) == std::vector<std::string>{"gpu-off-bus"}, since);
+    CHECK(late.events.size() == 1);
+  }
+  CHECK(ids(filtered({.until = parse_time("2025-07-23T20:41:00+02:00")})).empty());
+  CHECK(ids(filtered({.min_severity = Severity::kCritical})) == kBoth);
+  // Boot-relative times cannot be placed on the calendar: kept.
+  Analysis boot = analyze({FAULTLINE_SOURCE_DIR "/samples/a100-contained-ecc"}, catalog());
+  const size_t before = boot.diagnoses.size();
+  apply_filter({.since = parse_time("2030-01-01")}, &boot);
+  CHECK(boot.diagnoses.size() == before);
+}
+
+TEST_CASE("--redact masks hosts, IPs and users consistently and keeps GPU identities") {
+  const FailureClass failure = off_bus_class();
+  Analysis analysis = hand_made(failure);
+  redact(&analysis);
+  const std::string json = dump_json(diagnosis_json(analysis), 2);
+  std::ostringstream text;
+  render_text(analysis, {false, true, 0}, text);
+  for (const std::string& out :
+       {json, text.str(), render(render_markdown, analysis), render(render_github, analysis),
+        render(render_html, analysis), render(render_jsonl, analysis)}) {
+    for (const char* secret :
+         {"gpu-node-9", "alice", "bob", "carol", "bastion", "10.1.2.3", "fe80::1c2:3"}) {
+      CHECK_MESSAGE(out.find(secret) == std::string::npos, secret << " in\n" << out);
+    }
+    CHECK(out.find("0000:b7:00.0") != std::string::npos);
+  }
+  for (const std::string& out : {json, text.str()}) {
+    for (const char* kept : {"1652329731246", "535.129.03", "c10::cuda"}) {
+      CHECK_MESSAGE(out.find(kept) != std::string::npos, kept << " not in\n" << out);
+    }
+  }
+  const Diagnosis& d = analysis.diagnoses[0];
+  CHECK(d.host == "host-1");
+  CHECK(analysis.events[0].host == "host-1");
+  CHECK(analysis.events[0].fields.at("peer") == "ip-1");
+  // Numbered in the order the analysis holds them: inputs, events, diagnoses.
+  CHECK(analysis.inputs[0].path == "/Users/user-1/host-1.log");
+  CHECK(d.evidence[0].path == "/home/user-2/logs/host-1/syslog");
+  CHECK(d.evidence[0].text.find("name=/home/user-2/venv/bin/python from ip-1") !=
+        std::string::npos);
+  CHECK(d.evidence[1].text == "user-3@host-2:~$ ssh host-1 # ip-2 c10::cuda");
+  CHECK(d.fix[0] == "Drain host-1 (`ssh user-3@host-1`)");
+}
+
+TEST_CASE("Markdown: every table row has the header's columns, fences survive backticks") {
+  Analysis analysis = off_bus();
+  analysis.diagnoses[0].evidence[0].text = "a | pipe and ``` a fence";
+  analysis.diagnoses[0].host = "odd|host";
+  const std::string md = render(render_markdown, analysis);
+  std::istringstream lines(md);
+  std::string line;
+  int columns = -1;
+  int tables = 0;
+  while (std::getline(lines, line)) {
+    if (!line.starts_with("|")) {
+      columns = -1;
+      continue;
+    }
+    // Cells are split by pipes that are not escaped.
+    int pipes = 0;
+    for (size_t i = 0; i < line.size(); ++i)
+      pipes += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    if (columns < 0) ++tables;
+    if (columns >= 0) CHECK_MESSAGE(pipes == columns, line);
+    columns = pipes;
+  }
+  CHECK(tables == 2);  // the diagnoses and the inputs
+  CHECK(md.find("````text\n") != std::string::npos);
+  CHECK(md.starts_with("## faultline: 2 findings"));
+}
+
+TEST_CASE("GitHub: one command per diagnosis at warning or above, escaped as GitHub documents") {
+  const FailureClass failure = off_bus_class();
+  Analysis analysis = hand_made(failure);
+  analysis.diagnoses[0].evidence[0].path = "logs/a,b:c%d.log";
+  // A line break inside a field cannot start a second command.
+  analysis.diagnoses[0].fix = {"100% sure,\r\nreally: yes"};
+  const std::string out = render(render_github, analysis);
+  CHECK(out ==
+        "::error file=logs/a%2Cb%3Ac%25d.log,line=12,title=faultline #1 gpu-off-bus (critical)::"
+        "GPU fell off the bus%0AGPU 0000:b7:00.0 on gpu-node-9 · serial 1652329731246%0A"
+        "Fix: 100%25 sure,\xEF\xBF\xBD\xEF\xBF\xBDreally: yes%0A"
+        "Verify: ssh gpu-node-9 nvidia-smi -q -i 0000:b7:00.0 (expect: the GPU answers)\n");
+  FailureClass info = failure;
+  info.severity = Severity::kInfo;
+  analysis.diagnoses[0].failure = &info;
+  CHECK(render(render_github, analysis).empty());
+}
+
+TEST_CASE("HTML: text from the inputs is escaped, the page loads nothing") {
+  Analysis analysis = off_bus();
+  analysis.diagnoses[0].evidence[0].text = "<script>alert(1)</script> & \x1b[31m";
+  const std::string html = render(render_html, analysis);
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("&lt;script&gt;alert(1)&lt;/script&gt; &amp; \xEF\xBF\xBD[31m") !=
+        std::string::npos);
+  CHECK(html.find("default-src 'none'") != std::string::npos);
+  for (const char* remote : {"http:", "https:", "src=", "@import", "url("}) {
+    CHECK_MESSAGE(html.find(remote) == std::string::npos, remote);
+  }
+  CHECK(html.find("<svg") != std::string::npos);
+  CHECK(html.find("#1 gpu-off-bus") != std::string::npos);
+}
+
+TEST_CASE("text: plain without colour, wrapped to the width, commands whole") {
+  Analysis analysis = off_bus();
+  analysis.diagnoses[0].evidence[0].text += " \x1b[31mred\x1b[0m";
+  std::ostringstream out;
+  render_text(analysis, {false, false, 60}, out);
+  CHECK(out.str().find('\x1b') == std::string::npos);
+  std::istringstream lines(out.str());
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("     $ ")) continue;  // a command is never cut
+    size_t columns = 0;
+    for (char c : line) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    CHECK_MESSAGE(columns <= 60, line);
+  }
+  CHECK(out.str().find("Timeline of the incident") != std::string::npos);
+  std::ostringstream colour;
+  render_text(analysis, {true, false, 60}, colour);
+  CHECK(colour.str().find("\x1b[1;31mCRITICAL\x1b[0m") != std::string::npos);
+}
+
+TEST_CASE("the SVG timeline draws the loss curves on the events' time axis") {
+  const Analysis analysis = off_bus();
+  // 20:41:00 to 20:43:00 local, written as the wall clock a training log prints.
+  const double start = parse_time("2025-07-23 20:41:00")->seconds;
+  Curve curve{"rank 0", {}};
+  for (int i = 0; i <= 120; ++i)
+    curve.points.emplace_back(start + i, i == 60 ? NAN : 3.0 - i * 0.01);
+  const std::string svg = timeline_svg(analysis, {curve}, {});
+  CHECK(svg.starts_with("<svg"));
+  CHECK(std::count(svg.begin(), svg.end(), '\n') > 5);
+  // The NaN splits the curve in two.
+  size_t polylines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos;
+       at = svg.find("<polyline", at + 1)) {
+    ++polylines;
+  }
+  CHECK(polylines == 2);
+  CHECK(svg.find("class=\"event-line\"") != std::string::npos);
+  CHECK(svg.find("UTC+02:00") != std::string::npos);
+  CHECK(timeline_svg(Analysis{}, {}, {}).empty());
+}
+
+TEST_CASE("progress is reported every 64 MiB, not every line") {
+  std::vector<uint64_t> calls;
+  const Progress progress = [&](const std::string&, uint64_t bytes) { calls.push_back(bytes); };
+  ProgressTracker tracker(progress);
+  for (uint64_t bytes = 1; bytes < 1000; ++bytes) tracker.Update("a.log", bytes);
+  CHECK(calls.empty());
+  tracker.Update("a.log", uint64_t{64} << 20);
+  tracker.Finish(uint64_t{64} << 20);
+  tracker.Update("b.log", uint64_t{64} << 20);
+  CHECK(calls == std::vector<uint64_t>{uint64_t{64} << 20, uint64_t{128} << 20});
+}
+
+TEST_CASE("text: the incident's timeline runs from the first event to the collateral") {
+  const Analysis analysis =
+      analyze({FAULTLINE_SOURCE_DIR "/samples/a100-contained-ecc"}, catalog());
+  std::ostringstream out;
+  render_text(analysis, {false, false, 0}, out);
+  const std::string text = out.str();
+  const size_t start = text.find("Timeline of the incident");
+  REQUIRE(start != std::string::npos);
+  std::istringstream lines(text.substr(start));
+  std::vector<std::string> timeline;
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line) && !line.empty()) timeline.push_back(line);
+  REQUIRE(timeline.size() >= 2);
+  CHECK(timeline.front().find("+86213.402771s  #1 ecc-contained  NVRM: Xid (PCI:0000:4e:00): 94") !=
+        std::string::npos);
+  CHECK(timeline.back().find("no time  #2 cuda-ecc-error  [rank3]: RuntimeError: CUDA error") !=
+        std::string::npos);
+}
