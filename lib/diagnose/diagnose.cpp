@@ -376,7 +376,12 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
                                 candidate.failure->title + "); counted as part of this incident.");
     }
   }
-  for (const Event* event : seen_events) diagnosis.occurrences += event->count;
+  std::set<int> ranks;
+  for (const Event* event : seen_events) {
+    diagnosis.occurrences += event->count;
+    if (event->rank) ranks.insert(*event->rank);
+  }
+  diagnosis.ranks.assign(ranks.begin(), ranks.end());
   diagnosis.occurrences = std::max<uint64_t>(diagnosis.occurrences, 1);
   for (const std::string& fix : top.failure->fix) diagnosis.fix.push_back(fill(fix, subject));
   for (const Candidate& candidate : candidates) {

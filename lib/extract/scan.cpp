@@ -6,6 +6,7 @@
 #include "extract/metrics.h"
 #include "extract/state.h"
 #include "sniff/prefix.h"
+#include "sniff/rank.h"
 #include "sniff/sniff.h"
 
 namespace faultline {
@@ -28,7 +29,7 @@ std::optional<int> parse_int(const std::string& text) {
 class EventBuilder {
  public:
   EventBuilder(const std::string& path, const ScanOptions& options)
-      : path_(path), options_(options), year_(options.year) {}
+      : path_(path), options_(options), year_(options.year), path_rank_(global_rank(path)) {}
 
   void Add(const Line& line, const SignatureMatch& match, std::vector<Event>* events) {
     const Signature& signature = *match.signature;
@@ -48,6 +49,11 @@ class EventBuilder {
         event.rank = parse_int(value);
       }
       event.fields[name] = value;
+    }
+    // The line's own rank tag ("[rank3]:"), else the rank its file is named after.
+    if (!event.rank) {
+      auto tag = parse_rank_prefixes(line.text);
+      event.rank = tag && !tag->is_local ? std::optional<int>(tag->rank) : path_rank_;
     }
     if (event.gpu.pci.empty() && signature.gpu_from_previous_line &&
         line.number - last_pci_line_ <= kPreviousLineReach) {
@@ -93,10 +99,16 @@ class EventBuilder {
     size_t latest = 0;  // index of the kind's latest stored event
   };
 
+  static std::optional<int> global_rank(const std::string& path) {
+    auto tag = rank_from_path(path);
+    return tag && !tag->is_local ? std::optional<int>(tag->rank) : std::nullopt;
+  }
+
   const std::string& path_;
   const ScanOptions& options_;
   std::unordered_map<std::string, Flood> floods_;
   int year_;
+  std::optional<int> path_rank_;
   bool year_from_input_ = false;  // a full date earlier in this input gave the year
   std::string last_pci_;
   uint64_t last_pci_line_ = 0;
