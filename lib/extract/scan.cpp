@@ -128,7 +128,8 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   while (reader.Next(&line)) {
     sniffer.Observe(line.text);
     states.Feed(line.text, line.number);
-    metrics.Feed(line.text, line.number);
+    // A kernel log holds no training metrics: once that is clear, stop looking for them.
+    if (!sniffer.decided() || sniffer.kind() != "kernel-log") metrics.Feed(line.text, line.number);
     matches.clear();
     signatures.Match(line.text, &matches);
     for (const SignatureMatch& match : matches) builder.Add(line, match, &result.events);

@@ -48,6 +48,8 @@ bool looks_training(std::string_view line) {
 }  // namespace
 
 void KindSniffer::Observe(std::string_view line) {
+  // The first lines decide; after them the vote no longer changes enough to pay for.
+  if (observed_++ >= kDecidingLines) return;
   if (looks_kernel(line)) {
     ++votes_[kKernel];
   } else if (looks_nvidia_smi(line)) {

@@ -9,15 +9,20 @@ namespace faultline {
 
 class KindSniffer {
  public:
-  // Looks at one line; cheap enough for every line.
+  // Looks at one line; only the first kDecidingLines lines of an input are judged.
   void Observe(std::string_view line);
   // "kernel-log", "nvidia-smi", "training-log", "mixed" when several kinds hold a large share,
   // or "text" when none is recognised.
   std::string_view kind() const;
+  // Whether the deciding lines have all been seen, so kind() is final.
+  bool decided() const { return observed_ >= kDecidingLines; }
 
  private:
+  static constexpr uint64_t kDecidingLines = 20000;
+
   enum Kind { kKernel, kNvidiaSmi, kTraining, kKinds };
   std::array<uint64_t, kKinds> votes_{};
+  uint64_t observed_ = 0;
 };
 
 }  // namespace faultline
