@@ -460,3 +460,26 @@ TEST_CASE("only the last segment knows how long the log went on") {
   CHECK_FALSE(series[0].input_end_time);
   CHECK(series[1].input_end_time);
 }
+
+TEST_CASE("series share a point budget and never grow back") {
+  std::vector<Series> series(4);
+  for (Series& one : series) {
+    for (int i = 1; i <= 5'000; ++i) {
+      MetricPoint p;
+      p.step = i;
+      p.loss = 2;
+      p.set(P::kLoss);
+      one.Add(p);
+    }
+  }
+  share_points(&series, 8'000, 16);
+  for (const Series& one : series) {
+    CHECK(one.capacity() == 2'000);
+    CHECK(one.points().size() <= 2'000);
+    CHECK(one.logged_points() == 5'000);
+  }
+  share_points(&series, 800'000);
+  CHECK(series[0].capacity() == 2'000);
+  share_points(&series, 40, 16);
+  CHECK(series[0].capacity() == 16);
+}

@@ -15,6 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Metric points kept for the whole run (64 bytes each), shared by the series of every input: a
+// folder of many ranks' logs gets coarser series, never unbounded memory.
+constexpr size_t kSeriesPointBudget = 4'000'000;
+constexpr size_t kMinPointsPerRunSeries = 256;
+
 // The first folder below `root` on the way to `file`, when there is one ("node17").
 std::string folder_host(const std::string& root, const std::string& file) {
   std::error_code ec;
@@ -57,6 +62,7 @@ void read_input(const std::string& path, const std::string& host, const Catalog&
   for (Event& event : scan.events) analysis->events.push_back(std::move(event));
   for (GpuState& state : scan.states) analysis->states.push_back(std::move(state));
   for (Series& series : scan.series) analysis->series.push_back(std::move(series));
+  share_points(&analysis->series, kSeriesPointBudget, kMinPointsPerRunSeries);
   analysis->inputs.push_back(std::move(scan.input));
 }
 

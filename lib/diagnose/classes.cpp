@@ -89,7 +89,7 @@ bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
   const bool about_events =
       !condition->signature.empty() || !condition->xids.empty() || condition->unlisted;
   if (about_events == !condition->state.empty()) {
-    *error = "a condition names either events (\"signature\", \"xid\") or a \"state\"";
+    *error = R"(a condition names either events ("signature", "xid") or a "state")";
     return false;
   }
   if (!condition->trend.empty() && condition->trend != "rising" && condition->trend != "falling") {
@@ -98,7 +98,7 @@ bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
   }
   if (!condition->state.empty() && condition->equals.empty() && !condition->at_least &&
       condition->trend.empty()) {
-    *error = "a state condition needs \"equals\", \"at_least\" or \"trend\"";
+    *error = R"(a state condition needs "equals", "at_least" or "trend")";
     return false;
   }
   if (needs_weight && (condition->weight <= 0 || condition->weight > 1)) {
@@ -129,7 +129,7 @@ bool parse_class(const json& entry, FailureClass* c, std::string* error) {
   c->title = text(entry, "title");
   c->kind = text(entry, "class");
   if (c->id.empty() || c->title.empty()) {
-    *error = "needs an \"id\" and a \"title\"";
+    *error = R"(needs an "id" and a "title")";
     return false;
   }
   if (c->kind != "hardware" && c->kind != "software" && c->kind != "unknown") {
@@ -328,7 +328,7 @@ bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std:
       for (const json& entry : *it) {
         ProductRule rule{text(entry, "pattern"), text(entry, "memory")};
         if (rule.pattern.empty() || rule.memory.empty() || !RE2(rule.pattern).ok()) {
-          *error = table.path + ": products: each needs a valid \"pattern\" and a \"memory\"";
+          *error = table.path + R"(: products: each needs a valid "pattern" and a "memory")";
           return false;
         }
         knowledge->products.push_back(std::move(rule));
@@ -340,7 +340,7 @@ bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std:
     if (!load_catalog_part(table, knowledge, error)) return false;
   }
   for (const auto& [number, xid] : knowledge->xids) {
-    if (index_of.count("xid-" + std::to_string(number)) == 0) {
+    if (!index_of.contains("xid-" + std::to_string(number))) {
       add(catalog_class(xid, *knowledge));
     }
   }

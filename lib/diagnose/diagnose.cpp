@@ -98,7 +98,7 @@ bool cause_fits(const Condition& condition, const Event& event) {
 // The latest snapshot that states `field` at all: older dumps say less about the GPU now.
 const GpuState* latest_with(const std::vector<const GpuState*>& states, const std::string& field) {
   for (auto it = states.rbegin(); it != states.rend(); ++it) {
-    if ((*it)->fields.count(field) != 0) return *it;
+    if ((*it)->fields.contains(field)) return *it;
   }
   return nullptr;
 }
@@ -169,7 +169,7 @@ bool fills_completely(const std::string& text, const Subject& subject) {
     if (end == std::string::npos) return false;
     const std::string field = text.substr(pos + kOpen.size(), end - pos - kOpen.size());
     const bool known = std::any_of(subject.events.begin(), subject.events.end(),
-                                   [&](const Event* e) { return e->fields.count(field) != 0; });
+                                   [&](const Event* e) { return e->fields.contains(field); });
     if (!known) return false;
   }
   return true;
@@ -309,7 +309,7 @@ std::vector<Candidate> candidates_for(const std::vector<const Event*>& events,
   for (bool fallback : {false, true}) {
     std::vector<const Event*> open;
     for (const Event* event : events) {
-      if (taken.count(event) == 0) open.push_back(event);
+      if (!taken.contains(event)) open.push_back(event);
     }
     for (const FailureClass& failure : context.knowledge.classes) {
       if (failure.fallback != fallback) continue;

@@ -11,7 +11,7 @@ using nlohmann::json;
 
 const std::set<std::string> kTableKeys = {"schema",   "description",    "sources",    "macros",
                                           "products", "default_memory", "signatures", "classes",
-                                          "xids", "events",     "actions"};
+                                          "xids",     "events",         "actions"};
 const std::set<std::string> kSignatureKeys = {"id",       "description", "pattern",
                                               "source",   "examples",    "xid",
                                               "fallback", "identity",    "gpu_from_previous_line"};
@@ -67,7 +67,7 @@ class Linter {
   void Table(const faultline::Table& table) {
     path_ = table.path;
     for (const auto& [key, value] : table.doc.items()) {
-      if (kTableKeys.count(key) == 0) Problem("table", "", "unknown key \"" + key + "\"");
+      if (!kTableKeys.contains(key)) Problem("table", "", "unknown key \"" + key + "\"");
     }
     for (const json& entry : table.doc.value("signatures", json::array())) Signature(entry);
     for (const json& entry : table.doc.value("classes", json::array())) Class(entry);
@@ -81,7 +81,7 @@ class Linter {
   void Keys(const json& entry, const std::string& what, const std::string& id,
             const std::set<std::string>& known, const std::set<std::string>& required) {
     for (const auto& [key, value] : entry.items()) {
-      if (known.count(key) == 0) Problem(what, id, "unknown key \"" + key + "\"");
+      if (!known.contains(key)) Problem(what, id, "unknown key \"" + key + "\"");
     }
     for (const std::string& key : required) {
       if (!entry.contains(key)) Problem(what, id, "no \"" + key + "\"");
@@ -123,7 +123,7 @@ class Linter {
   bool Condition(const std::string& id, const json& condition) {
     Keys(condition, "class", id, kConditionKeys, {});
     const std::string signature = condition.value("signature", "");
-    if (!signature.empty() && signature_ids_.count(signature) == 0) {
+    if (!signature.empty() && !signature_ids_.contains(signature)) {
       Problem("class", id, "names an unknown signature \"" + signature + "\"");
       return false;
     }

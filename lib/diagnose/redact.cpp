@@ -57,7 +57,7 @@ std::string replace(std::string_view text, const RE2& re,
   size_t from = 0;
   while (from <= text.size() && re.Match(input, from, text.size(), RE2::UNANCHORED, groups.data(),
                                          static_cast<int>(groups.size()))) {
-    const size_t begin = static_cast<size_t>(groups[0].data() - text.data());
+    const auto begin = static_cast<size_t>(groups[0].data() - text.data());
     const size_t end = begin + groups[0].size();
     if (std::optional<std::string> replacement = mask(groups)) {
       out.append(text.substr(copied, begin - copied));
@@ -94,7 +94,7 @@ class Redactor {
     for (const std::string& host : hosts_) out = MaskWord(out, host, masks_[kHost].at(host));
     out = replace(out, ipv4(), [&](const Groups& g) -> std::optional<std::string> {
       const std::string_view whole(g[0].data(), g[0].size());
-      const size_t begin = static_cast<size_t>(g[0].data() - out.data());
+      const auto begin = static_cast<size_t>(g[0].data() - out.data());
       // Not part of a longer dotted number (a version string).
       if (!stands_alone(out, begin, begin + whole.size(), ".")) return std::nullopt;
       for (size_t i = 1; i <= 4; ++i) {
@@ -104,7 +104,7 @@ class Redactor {
       return Mask(kIp, std::string(whole));
     });
     out = replace(out, ipv6(), [&](const Groups& g) -> std::optional<std::string> {
-      const size_t begin = static_cast<size_t>(g[0].data() - out.data());
+      const auto begin = static_cast<size_t>(g[0].data() - out.data());
       // Not a C++ scope ("c10::cuda") or a longer run of colons.
       if (!stands_alone(out, begin, begin + g[0].size(), "_:.")) return std::nullopt;
       std::string address(g[0]);

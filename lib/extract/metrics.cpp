@@ -623,11 +623,7 @@ struct MetricsReader::Impl {
     return false;
   }
 
-  void Rebalance() {
-    const size_t capacity =
-        std::clamp(kPointBudget / all.size(), kMinPointsPerSeries, kMaxPointsPerSeries);
-    for (Series& series : all) series.Limit(capacity);
-  }
+  void Rebalance() { share_points(&all, kPointBudget); }
 
   void Commit(Open* state) {
     if (!state->pending) return;

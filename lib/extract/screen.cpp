@@ -71,7 +71,7 @@ std::vector<std::string> needed_literals(const re2::FilteredRE2& filter,
 
 uint32_t LiteralScreen::Hash(unsigned char a, unsigned char b, unsigned char c) {
   const uint32_t gram = (uint32_t{a} << 16) | (uint32_t{b} << 8) | c;
-  return (gram * 2654435761u) >> 16;
+  return (gram * 2654435761U) >> 16;
 }
 
 void LiteralScreen::Build(const std::vector<std::string>& patterns) {

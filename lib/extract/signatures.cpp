@@ -16,7 +16,8 @@ RE2::Options regex_options(int64_t budget) {
 }
 
 // Replaces each %{name} in `pattern` with the table's macro of that name.
-bool expand_macros(const json& macros, std::string pattern, std::string* out, std::string* error) {
+bool expand_macros(const json& macros, const std::string& pattern, std::string* out,
+                   std::string* error) {
   std::string result;
   size_t pos = 0;
   while (true) {
@@ -43,7 +44,7 @@ bool expand_macros(const json& macros, std::string pattern, std::string* out, st
 
 std::string string_or(const json& object, const char* key, std::string fallback = "") {
   auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::move(fallback);
 }
 
 bool bool_or(const json& object, const char* key) {

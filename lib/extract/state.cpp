@@ -29,7 +29,7 @@ struct StateReader::Impl {
   state_detail::DcgmiReader dcgmi;
 };
 
-StateReader::StateReader(std::string path) : impl_(std::make_unique<Impl>(path)) {}
+StateReader::StateReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
 StateReader::~StateReader() = default;
 StateReader::StateReader(StateReader&&) noexcept = default;
 StateReader& StateReader::operator=(StateReader&&) noexcept = default;

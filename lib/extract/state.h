@@ -19,8 +19,10 @@ bool is_state_field(std::string_view field);
 
 class StateReader {
  public:
-  explicit StateReader(std::string path);
+  explicit StateReader(const std::string& path);
   ~StateReader();
+  StateReader(const StateReader&) = delete;
+  StateReader& operator=(const StateReader&) = delete;
   StateReader(StateReader&&) noexcept;
   StateReader& operator=(StateReader&&) noexcept;
 

@@ -8,6 +8,7 @@
 namespace faultline {
 
 // One parsed table file. Later stages read the parts they own ("signatures", "classes").
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's destructor may allocate.
 struct Table {
   std::string path;
   nlohmann::json doc;

@@ -75,7 +75,15 @@ void Series::Add(const MetricPoint& point) {
 
 void Series::Limit(size_t capacity) {
   capacity_ = std::max<size_t>(2, capacity & ~size_t{1});
+  if (points_.size() <= capacity_) return;
   while (points_.size() > capacity_) Halve();
+  points_.shrink_to_fit();  // the budget is about memory held, not points counted
+}
+
+void share_points(std::vector<Series>* series, size_t budget, size_t floor) {
+  if (series->empty()) return;
+  const size_t each = std::clamp(budget / series->size(), floor, kMaxPointsPerSeries);
+  for (Series& one : *series) one.Limit(std::min(each, one.capacity()));
 }
 
 void Series::Halve() {

@@ -103,4 +103,8 @@ struct Series {
 // Merges two neighbouring points into the one that keeps their anomalies (see Series).
 MetricPoint merge_points(const MetricPoint& a, const MetricPoint& b);
 
+// Shares `budget` points among `series`: each keeps at most budget / series->size(), but never
+// fewer than `floor` nor more than kMaxPointsPerSeries, decimating now where needed.
+void share_points(std::vector<Series>* series, size_t budget, size_t floor = kMinPointsPerSeries);
+
 }  // namespace faultline

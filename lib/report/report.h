@@ -57,6 +57,6 @@ void render_xid_entry(int xid, const Catalog& catalog, std::ostream& out);
 nlohmann::json catalog_json(const Catalog& catalog);
 
 // Serialises JSON for output: invalid UTF-8 from the inputs is replaced, never thrown on.
-std::string dump_json(const nlohmann::json& json, int indent);
+std::string dump_json(const nlohmann::json& value, int indent);
 
 }  // namespace faultline

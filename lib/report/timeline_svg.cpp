@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -234,8 +235,8 @@ void draw_legend(double y, std::ostream& out) {
 
 // The lowest and highest of some values.
 struct Range {
-  double lo = INFINITY;
-  double hi = -INFINITY;
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
   void Add(double v) {
     lo = std::min(lo, v);
     hi = std::max(hi, v);
@@ -262,7 +263,8 @@ void draw_curves(const Axis& axis, const std::vector<Curve>& curves, double top,
   const bool log_scale = lo > 0 && hi / lo > 20;
   const auto scale = [&](double v) { return log_scale ? std::log10(v) : v; };
   const double bottom = top + kChartHeight;
-  const auto y_of = [&](double v) {
+  // Structured bindings are captured by copy: clang 14 cannot capture them by reference.
+  const auto y_of = [&, lo = lo, hi = hi](double v) {
     return bottom - 8 - (scale(v) - scale(lo)) / (scale(hi) - scale(lo)) * (kChartHeight - 16);
   };
   out << fmt::format(R"(<rect class="chart" x="{}" y="{:.1f}" width="{}" height="{}"/>)", kLeft,

@@ -134,7 +134,7 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
         zone_offset({zone.data(), zone.size()}));
     if (out.time.utc_offset_minutes) out.time.seconds -= *out.time.utc_offset_minutes * 60.0;
     // RFC 3339 syslog: "2025-07-23T20:41:46.835238+02:00 host kernel: ".
-    const size_t after = static_cast<size_t>(
+    const auto after = static_cast<size_t>(
         zone.data() ? zone.end() - text.data()
                     : (frac.data() ? frac.end() - text.data() : s.end() - text.data()));
     if (after < prefix.size() && prefix[after] == ' ')
@@ -158,7 +158,7 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
                      to_int({s.data(), s.size()}) + fraction({frac.data(), frac.size()})),
         std::nullopt);
     out.time.year_assumed = true;
-    const size_t after = static_cast<size_t>((frac.data() ? frac.end() : s.end()) - text.data());
+    const auto after = static_cast<size_t>((frac.data() ? frac.end() : s.end()) - text.data());
     if (after < prefix.size()) set_host(host_after(prefix.substr(after + 1)), &out);
   }
   return out;

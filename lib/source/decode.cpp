@@ -24,7 +24,7 @@
 namespace faultline::source_internal {
 namespace {
 
-constexpr size_t kInputBytes = 256 * 1024;
+constexpr size_t kInputBytes = size_t{256} * 1024;
 // Enough for any xz preset (-9 needs 65 MiB); a stream that asks for more is refused.
 constexpr uint64_t kXzMemoryLimit = uint64_t{512} << 20;
 
@@ -120,6 +120,8 @@ size_t Decoder::Read(char* data, size_t size) {
 class GzipDecoder final : public Decoder {
  public:
   explicit GzipDecoder(std::unique_ptr<ByteStream> input) : Decoder("gzip", std::move(input)) {}
+  GzipDecoder(const GzipDecoder&) = delete;  // the library's stream state is not copyable
+  GzipDecoder& operator=(const GzipDecoder&) = delete;
   ~GzipDecoder() override {
     if (initialized_) inflateEnd(&stream_);
   }
@@ -164,6 +166,8 @@ std::string Bzip2Error(int rc) {
 class Bzip2Decoder final : public Decoder {
  public:
   explicit Bzip2Decoder(std::unique_ptr<ByteStream> input) : Decoder("bzip2", std::move(input)) {}
+  Bzip2Decoder(const Bzip2Decoder&) = delete;
+  Bzip2Decoder& operator=(const Bzip2Decoder&) = delete;
   ~Bzip2Decoder() override {
     if (initialized_) BZ2_bzDecompressEnd(&stream_);
   }
@@ -216,6 +220,8 @@ std::string XzError(lzma_ret rc) {
 class XzDecoder final : public Decoder {
  public:
   explicit XzDecoder(std::unique_ptr<ByteStream> input) : Decoder("xz", std::move(input)) {}
+  XzDecoder(const XzDecoder&) = delete;
+  XzDecoder& operator=(const XzDecoder&) = delete;
   ~XzDecoder() override { lzma_end(&stream_); }
 
   // LZMA_CONCATENATED reads every stream of `cat a.xz b.xz` and reports the end only once
@@ -246,6 +252,8 @@ class XzDecoder final : public Decoder {
 class ZstdDecoder final : public Decoder {
  public:
   explicit ZstdDecoder(std::unique_ptr<ByteStream> input) : Decoder("zstd", std::move(input)) {}
+  ZstdDecoder(const ZstdDecoder&) = delete;
+  ZstdDecoder& operator=(const ZstdDecoder&) = delete;
   ~ZstdDecoder() override { ZSTD_freeDStream(stream_); }
 
   bool Init() {

@@ -17,7 +17,7 @@ using source_internal::Compression;
 
 namespace fs = std::filesystem;
 
-constexpr size_t kBufferBytes = 256 * 1024;
+constexpr size_t kBufferBytes = size_t{256} * 1024;
 // A partial line (at most kMaxLineBytes plus "\r\n") stays in the buffer while more is read.
 static_assert(kBufferBytes >= 2 * (kMaxLineBytes + 2));
 // Leading decoded bytes that decide whether an input is text.

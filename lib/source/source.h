@@ -10,7 +10,7 @@
 namespace faultline {
 
 // Lines longer than this are cut to it; the rest of the line is skipped, never held.
-inline constexpr size_t kMaxLineBytes = 64 * 1024;
+inline constexpr size_t kMaxLineBytes = size_t{64} * 1024;
 
 // Decompressed text read from one input before reading it stops (--max-bytes).
 inline constexpr uint64_t kDefaultMaxBytes = uint64_t{16} << 30;
