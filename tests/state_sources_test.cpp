@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "diagnose/analysis.h"
 #include "extract/scan.h"
 #include "extract/signatures.h"
 #include "extract/state.h"
@@ -1393,6 +1394,22 @@ TEST_CASE("state sources: nvidia-bug-report.log.gz, one gzip member per section"
   REQUIRE(direct.size() == 1);
   CHECK(direct[0].fields == gpu.fields);
   CHECK(direct[0].field_lines == gpu.field_lines);
+
+  // Diagnosed whole: a remap failure, its evidence pointing into the bundle.
+  Catalog catalog;
+  REQUIRE_MESSAGE(load_catalog({}, &catalog, &error), error);
+  const Analysis analysis = analyze({file.path()}, catalog);
+  REQUIRE_FALSE(analysis.diagnoses.empty());
+  const Diagnosis& top = analysis.diagnoses[0];
+  CHECK(top.failure->id == "row-remap-failure");
+  CHECK(top.gpu.pci == "0000:3b:00.0");
+  CHECK(top.gpu.serial == "1652320012345");
+  const auto cites = [&](uint64_t line) {
+    return std::any_of(top.evidence.begin(), top.evidence.end(),
+                       [&](const Evidence& e) { return e.path == file.path() && e.line == line; });
+  };
+  CHECK(cites(LineOf(text, "[  589.221034] NVRM: Xid")));
+  CHECK(cites(LineOf(text, "Remapping Failure Occurred        : Yes")));
 }
 
 // Every reader sees every line: one input holding all shapes gives each shape's snapshots once.
