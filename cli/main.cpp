@@ -96,7 +96,7 @@ std::optional<uint64_t> parse_size(std::string_view text) {
 bool resolve_paths(Options* options) {
   if (!options->paths.empty()) return true;
   if (isatty(STDIN_FILENO)) return false;
-  options->paths.push_back("-");
+  options->paths.emplace_back("-");
   return true;
 }
 
@@ -121,7 +121,7 @@ class ProgressLine {
       shown_ = true;
     };
   }
-  void Clear() {
+  void Clear() const {
     if (shown_) std::cerr << "\r\x1b[K" << std::flush;
   }
 
@@ -317,7 +317,10 @@ void add_input_options(CLI::App* command, Options* options) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+// Parses the command line and runs the command.
+int run(int argc, char** argv) {
   CLI::App app{"faultline: diagnose failed GPU training jobs from their logs, offline"};
   app.set_version_flag("--version", FAULTLINE_VERSION);
   app.require_subcommand(1);
@@ -379,4 +382,18 @@ int main(int argc, char** argv) {
   if (*lint) return run_signatures_lint(options);
   if (*test) return run_signatures_test(options);
   return run_explain(options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // What escapes a command (out of memory) is one line and exit code 2, never a core dump.
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "faultline: internal error: " << one_line(e.what()) << "\n";
+  } catch (...) {
+    std::cerr << "faultline: internal error\n";
+  }
+  return kExitUsage;
 }

@@ -82,7 +82,7 @@ class Emitter {
     int64_t last_step = 0;
   };
 
-  void Emit(Finding finding) {
+  void Emit(const Finding& finding) {
     auto& [kept, last] = kinds_[finding.signature];
     if (kept == kMaxEventsPerKind) {
       Event& event = (*out_)[last];
@@ -188,11 +188,11 @@ struct SpikeScore {
 
 class SpikeScorer {
  public:
-  explicit SpikeScorer(const Points& points) : points_(points) {
-    use_log_ = std::all_of(points.begin(), points.end(), [](const MetricPoint& p) {
-      return !p.has(MetricPoint::kLoss) || !std::isfinite(p.loss) || p.loss > 0;
-    });
-  }
+  explicit SpikeScorer(const Points& points)
+      : points_(points),
+        use_log_(std::all_of(points.begin(), points.end(), [](const MetricPoint& p) {
+          return !p.has(MetricPoint::kLoss) || !std::isfinite(p.loss) || p.loss > 0;
+        })) {}
 
   // Scores point `i` against the finite losses before it, then remembers it.
   SpikeScore Score(size_t i) {

@@ -308,7 +308,7 @@ void scan_words(std::string_view body, Record* r, WordScan* scan) {
     const std::string_view name = key_before(body, sep, &quote);
     const Key* key = name.empty() ? nullptr : find_key(kWordKeys, name);
     if (key == nullptr) continue;
-    const size_t begin = static_cast<size_t>(name.data() - body.data());
+    const auto begin = static_cast<size_t>(name.data() - body.data());
     if (scan->first_key == std::string_view::npos) {
       scan->first_key = begin;
       scan->quote = quote;

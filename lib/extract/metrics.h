@@ -35,6 +35,8 @@ class MetricsReader {
   ~MetricsReader();
   MetricsReader(MetricsReader&&) noexcept;
   MetricsReader& operator=(MetricsReader&&) noexcept;
+  MetricsReader(const MetricsReader&) = delete;
+  MetricsReader& operator=(const MetricsReader&) = delete;
 
   // Consumes the next line of the input.
   void Feed(std::string_view text, uint64_t line_number);

@@ -237,7 +237,7 @@ void DcgmiReader::TakeRow(std::string_view row, std::string_view text, uint64_t 
   }
   if (!left.empty() || !message_) {
     EndMessage();
-    message_.emplace();
+    message_ = Message();
     message_->line_number = line_number;
     message_->line = std::string(text);
   }

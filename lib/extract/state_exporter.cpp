@@ -326,7 +326,7 @@ void FillIdentity(const Sample& sample, uint64_t line_number, std::string_view l
   // messages use too; it is set after the minor number, so it is the index.
   const std::string_view device = sample.Label("device");
   bool minor_set = false;
-  if (device.starts_with("nvidia") && state->fields.count("minor_number") == 0) {
+  if (device.starts_with("nvidia") && !state->fields.contains("minor_number")) {
     minor_set =
         SetField("minor_number", device.substr(6), line_number, line, state) == ValueStatus::kSet;
   }
@@ -375,7 +375,7 @@ void ExporterReader::Feed(std::string_view text, uint64_t line_number) {
     if (!line.starts_with("# HELP ")) return;
     std::string_view rest = line.substr(7);
     const uint64_t family = Hash(TakeWord(&rest));
-    if (helps_.count(family) != 0) EndScrape();
+    if (helps_.contains(family)) EndScrape();
     if (helps_.size() < kMaxSamples) helps_.insert(family);
     return;
   }
@@ -390,7 +390,7 @@ void ExporterReader::Feed(std::string_view text, uint64_t line_number) {
   const std::string key = GpuKey(*sample);
   if (key.empty()) return;
   const uint64_t series = Hash(sample->series);
-  if (seen_.count(series) != 0 || seen_.size() == kMaxSamples) EndScrape();
+  if (seen_.contains(series) || seen_.size() == kMaxSamples) EndScrape();
   seen_.insert(series);
 
   Gpu* gpu = FindGpu(key);
@@ -416,7 +416,7 @@ void ExporterReader::Feed(std::string_view text, uint64_t line_number) {
   if (!metric || !number) return;
   // A MIG instance repeats its GPU's device-wide values; the whole-GPU sample has the say.
   const bool instance = !sample->Label("GPU_I_ID").empty();
-  if (instance && state.fields.count(std::string(metric->field)) != 0) return;
+  if (instance && state.fields.contains(std::string(metric->field))) return;
   SetField(metric->field, ValueText(metric->value, *number), line_number, text, &state);
 }
 
@@ -434,7 +434,7 @@ void ExporterReader::EndScrape() {
       const auto last = last_fields_.find(gpu_key);
       if (last != last_fields_.end() && last->second == digest) continue;
     }
-    if (last_fields_.size() < kMaxGpus || last_fields_.count(gpu_key) != 0) {
+    if (last_fields_.size() < kMaxGpus || last_fields_.contains(gpu_key)) {
       last_fields_[gpu_key] = digest;
     }
     out_->push_back(std::move(gpu.state));

@@ -252,7 +252,7 @@ Timestamp ParseDumpTime(std::string_view text) {
     start = end + 1;
   }
   if (count != words.size()) return {};
-  const auto month = std::find(kMonths.begin(), kMonths.end(), words[1]);
+  const auto* const month = std::find(kMonths.begin(), kMonths.end(), words[1]);
   const std::optional<unsigned> day = ParseNumber<unsigned>(words[2]);
   const std::optional<int> year = ParseNumber<int>(words[4]);
   if (month == kMonths.end() || !day || !year) return {};

@@ -231,7 +231,7 @@ bool QueryTextReader::TakeBlockLine(std::string_view text, uint64_t line_number)
   const QueryLine line = SplitLine(text);
   const int depth = line.indent - block_->base_indent;
   if (depth < 4) return false;
-  const size_t level = static_cast<size_t>(depth / 4);
+  const auto level = static_cast<size_t>(depth / 4);
   // A header-less excerpt has no outer edge but its sections: anything else ends it.
   if (block_->headerless && level == 1 && !IsStateSection(line.key) && !IsTopLevelKey(line.key)) {
     return false;
