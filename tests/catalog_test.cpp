@@ -1,6 +1,7 @@
 // The catalog's verdicts on real Xid lines: secondary Xids, application faults, the catalog's
 // fallbacks, recovery actions and users' overrides.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,7 +17,8 @@ namespace {
 // as long as the tests: diagnoses point at their classes.
 Analysis diagnose_text(const std::string& log, const std::string& user_table = "") {
   static std::vector<std::unique_ptr<Catalog>> catalogs;
-  const fs::path dir = fs::temp_directory_path() / "faultline-catalog-test";
+  const fs::path dir =
+      fs::temp_directory_path() / ("faultline-catalog-test-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "tables");
   std::ofstream(dir / "kern.log") << log;

@@ -1,5 +1,6 @@
 // What happened first: ranks tied to GPUs, and collateral failures pointed at their cause.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -31,7 +32,8 @@ const Diagnosis* find(const Analysis& analysis, std::string_view id) {
 }  // namespace
 
 TEST_CASE("one GPU's uncontained ECC error, its rank's CUDA error, the other ranks' timeouts") {
-  const fs::path logs = fs::temp_directory_path() / "faultline-correlate-test";
+  const fs::path logs =
+      fs::temp_directory_path() / ("faultline-correlate-test-" + std::to_string(getpid()));
   fs::remove_all(logs);
   fs::create_directories(logs / "node-a");
   fs::create_directories(logs / "node-b");
@@ -62,7 +64,8 @@ TEST_CASE("one GPU's uncontained ECC error, its rank's CUDA error, the other ran
   CHECK(cuda->role == "collateral");
   CHECK(cuda->caused_by == ecc->position);
   CHECK(std::any_of(cuda->notes.begin(), cuda->notes.end(), [](const std::string& note) {
-    return note.find("rank 3 on node-a ran on GPU 0000:4e:00.0 (nccl-init-rank") != std::string::npos;
+    return note.find("rank 3 on node-a ran on GPU 0000:4e:00.0 (nccl-init-rank") !=
+           std::string::npos;
   }));
   CHECK(ecc->position == 1);
   CHECK(ecc->role == "initiating");

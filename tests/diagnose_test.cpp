@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,8 +15,8 @@ namespace {
 class LogFolder {
  public:
   LogFolder() {
-    path_ = fs::temp_directory_path() /
-            ("faultline-diagnose-" + std::to_string(reinterpret_cast<uintptr_t>(this)));
+    path_ = fs::temp_directory_path() / ("faultline-diagnose-" + std::to_string(getpid()) + "-" +
+                                         std::to_string(reinterpret_cast<uintptr_t>(this)));
     fs::create_directories(path_);
   }
   ~LogFolder() { fs::remove_all(path_); }

@@ -1,6 +1,7 @@
 #include "diagnose/lint.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,7 +14,8 @@ namespace {
 // Loads the built-in tables plus one user table with `text`; returns the lint problems of the
 // user table only.
 std::vector<std::string> lint_user_table(const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / "faultline-lint-test";
+  const fs::path dir =
+      fs::temp_directory_path() / ("faultline-lint-test-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "mine.json") << text;
