@@ -256,6 +256,13 @@ check "table rejected: names the file" grep -q "sig-rejected/bad.json: signature
 check "table budget: names the file" grep -q "sig-budget/huge.json: signature huge: pattern does not compile: pattern too large" \
   "$scratch/table budget.err"
 
+# Found by fuzzing: a number beyond a double in a table ended in std::terminate.
+mkdir -p "$scratch/sig-number"
+printf '{"signatures": [], "sources": 45e9444444}\n' >"$scratch/sig-number/big.json"
+run "table number" diagnose --signatures "$scratch/sig-number" "$good"
+check "table number: exit 2" test "$code" = 2
+check "table number: one line naming the file" grep -q "sig-number/big.json: not valid JSON" \
+  "$scratch/table number.err"
 # Found by fuzzing: a newline in a table's id or in a pattern's group name still gives one line.
 mkdir -p "$scratch/sig-newline"
 printf '{"signatures": [{"id": "two\\nlines", "pattern": "NVRM (?P<gpu_inst\\nce>x)"}]}\n' \

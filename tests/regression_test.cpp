@@ -87,6 +87,17 @@ TEST_CASE("regression: invalid UTF-8 in an Xid line does not hide it") {
   }));
 }
 
+TEST_CASE("regression: a number beyond a double in a table is an error, not a crash") {
+  // fuzz_tables, crash-74f217ddc84d87b74c0cfabfd66094ea5a397034: nlohmann::json throws
+  // out_of_range, not parse_error, for "45e9444444"; it escaped parse_table and terminated.
+  Table table;
+  std::string error;
+  CHECK_FALSE(parse_table("fuzz.json", "45e9444444              4444444444T4\n", &table, &error));
+  CHECK(error.starts_with("fuzz.json: not valid JSON ("));
+  CHECK_FALSE(parse_table("big.json", R"({"signatures": [], "x": 1e999})", &table, &error));
+  CHECK(error.starts_with("big.json: not valid JSON ("));
+}
+
 TEST_CASE("regression: a newline in a table's group name is an error, not a crash") {
   // fuzz_tables: a mutated built-in table whose macro put a newline into a group name. The
   // reason then spans two lines; the CLI escapes it when printing (bad_input_test.sh).

@@ -19,6 +19,10 @@ bool parse_table(const std::string& path, const std::string& text, Table* table,
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n');
     *error = path + ":" + std::to_string(line) + ": not valid JSON";
     return false;
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond a double ("1e999") is an out_of_range error, with no position.
+    *error = path + ": not valid JSON (" + e.what() + ")";
+    return false;
   }
   if (!doc.is_object()) {
     *error = path + ":1: a signature table must be a JSON object";
