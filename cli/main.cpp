@@ -34,6 +34,9 @@ struct Options {
   std::string fail_on = "error";
   std::string color = "auto";
   std::string max_bytes;  // --max-bytes SIZE, "" for the default
+  std::string hostname;   // --hostname: the host of lines that name none
+  double clock_skew = 5;  // --clock-skew SECONDS
+  bool events = false;    // diagnose --events: the paths hold `faultline scan` records
   bool verbose = false;
   // diagnose's filters and --redact
   std::string since;
@@ -136,14 +139,18 @@ std::optional<int> run_analysis(Options& options, Catalog* catalog, Analysis* an
   std::string error;
   if (!faultline::load_catalog(options.signature_dirs, catalog, &error)) return fail(error);
   if (!resolve_paths(&options)) return fail("no input: give a path, a folder or '-' for stdin");
-  uint64_t max_bytes = faultline::kDefaultMaxBytes;
+  faultline::AnalyzeOptions analyze;
   if (!options.max_bytes.empty()) {
     const std::optional<uint64_t> size = parse_size(options.max_bytes);
     if (!size) return fail("--max-bytes: '" + options.max_bytes + "' is not a size (100M, 16G)");
-    max_bytes = *size;
+    analyze.max_bytes = *size;
   }
+  analyze.host = options.hostname;
+  analyze.clock_skew_seconds = options.clock_skew;
   ProgressLine progress;
-  *analysis = faultline::analyze(options.paths, *catalog, max_bytes, progress.Callback());
+  analyze.progress = progress.Callback();
+  *analysis = options.events ? faultline::analyze_records(options.paths, *catalog, analyze)
+                             : faultline::analyze(options.paths, *catalog, analyze);
   progress.Clear();
   for (const std::string& warning : analysis->warnings) {
     std::cerr << "faultline: warning: " << one_line(warning) << "\n";
@@ -312,6 +319,9 @@ void add_input_options(CLI::App* command, Options* options) {
   command->add_option("paths", options->paths, "Log files, folders, or - for standard input");
   command->add_option("--max-bytes", options->max_bytes,
                       "Stop reading an input after this much text (K, M, G suffixes; default 16G)");
+  command->add_option("--hostname", options->hostname,
+                      "The host of lines that name none (default: the input's own, else its "
+                      "sub-folder of a folder argument)");
   add_signatures_option(command, options);
 }
 
@@ -347,9 +357,17 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"info", "warning", "error", "critical"}));
   diagnose->add_flag("--redact", options.redact,
                      "Mask host names, IP addresses and user names (GPU addresses stay)");
+  diagnose->add_flag("--events", options.events,
+                     "The paths hold the records of `faultline scan` (one file per node)");
+  diagnose
+      ->add_option("--clock-skew", options.clock_skew,
+                   "Seconds two hosts' clocks may disagree when ordering cause and symptom")
+      ->check(CLI::Range(0.0, 86400.0));
 
-  CLI::App* scan = app.add_subcommand("scan", "Print every matched event as JSON Lines");
+  CLI::App* scan = app.add_subcommand(
+      "scan", "Print the records of the inputs (events, GPU state) as JSON Lines");
   add_input_options(scan, &options);
+  scan->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"jsonl"}));
 
   CLI::App* signatures = app.add_subcommand("signatures", "Inspect the signature catalog");
   signatures->require_subcommand(1);

@@ -67,8 +67,9 @@ for folder in "$samples"/*/; do
     check "$name $format: exit 0, quiet" test $? = 0 -a ! -s "$out.$format.err"
   done
   check "$name json: parses" jq -e '.schema == "faultline/diagnosis/v1"' "$out.json" >/dev/null
-  check "$name jsonl: one object per line" jq -e 'type == "object" and has("signature")' "$out.jsonl" >/dev/null
-  check "$name jsonl: the events of the json" test "$(wc -l <"$out.jsonl")" = "$(jq '.events | length' "$out.json")"
+  check "$name jsonl: one record per line" jq -e 'type == "object" and (.record | IN("input", "state", "event"))' "$out.jsonl" >/dev/null
+  check "$name jsonl: the events of the json" test "$(jq -c 'select(.record == "event")' "$out.jsonl" | wc -l)" = "$(jq '.events | length' "$out.json")"
+  check "$name jsonl: the inputs of the json" test "$(jq -c 'select(.record == "input")' "$out.jsonl" | wc -l)" = "$(jq '.inputs | length' "$out.json")"
   "$faultline" scan "$folder" >"$out.scan"
   check "$name jsonl: what scan prints" cmp -s "$out.jsonl" "$out.scan"
   check "$name markdown: tables and fences" markdown_ok "$out.markdown"

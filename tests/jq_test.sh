@@ -80,7 +80,7 @@ for recipe in "$scratch"/recipes/*.sh; do
       ;;
     events-of-host)
       check "$name: objects of that host's events" test "$(jq -s 'length' <<<"$out")" = \
-        "$(cd "$scratch/job" && faultline scan logs/ | jq -c 'select(.host == "gpu-node-017")' | wc -l)"
+        "$(cd "$scratch/job" && faultline scan logs/ | jq -c 'select(.record == "event" and .host == "gpu-node-017")' | wc -l)"
       check "$name: the Xid 63" jq -se 'any(.[]; .xid == 63 and .gpu == "0000:87:00.0")' <<<"$out" >/dev/null
       ;;
     counts-by-xid)

@@ -58,6 +58,23 @@ TEST_CASE("ISO 8601: RFC 3339 syslog, dmesg --time-format iso, a collector's pre
   CHECK(collector.time.iso() == "2026-04-22T21:26:20.599000+00:00");
 }
 
+TEST_CASE("glog and PyTorch c10 stamps: month and day without a year, nanoseconds") {
+  // c10 prints the month unpadded (T §7): E810 is Aug 10, E1202 Dec 2.
+  auto c10 = parse_prefix(
+      "[default5]:[rank29]:[E1202 14:07:32.123456789 ProcessGroupNCCL.cpp:1515] ", 2026);
+  CHECK(c10.time.iso() == "2026-12-02T14:07:32.123457");
+  CHECK(c10.time.year_assumed);
+  CHECK(parse_prefix("[rank1]:[E810 03:04:11.061727749 ProcessGroupNCCL.cpp:683] ", 2024)
+            .time.iso() == "2024-08-10T03:04:11.061728");
+  // torchrun's agent: glog with a zero-padded month, microseconds and a thread id.
+  auto agent =
+      parse_prefix("W0216 13:04:08.104644 139999514572608 torch/distributed/elastic/", 2025);
+  CHECK(agent.time.iso() == "2025-02-16T13:04:08.104644");
+  // A word that only looks like a level and a date is no stamp.
+  CHECK_FALSE(parse_prefix("E1302 14:07:32 ", 2026).time.known());
+  CHECK_FALSE(parse_prefix("BE1202 14:07:32 ", 2026).time.known());
+}
+
 TEST_CASE("an unknown prefix leaves the time unknown") {
   CHECK_FALSE(parse_prefix("root@gpu-node-042:~# ", 2026).time.known());
   CHECK_FALSE(parse_prefix("", 2026).time.known());

@@ -65,7 +65,8 @@ Analysis hand_made(const FailureClass& failure) {
   d.fix = {"Drain gpu-node-9 (`ssh bob@gpu-node-9`)"};
   d.verify = {{"ssh gpu-node-9 nvidia-smi -q -i 0000:b7:00.0", "the GPU answers"}};
   analysis.diagnoses.push_back(d);
-  analysis.inputs.push_back({"/Users/carol/gpu-node-9.log", "kernel-log", "none", 1, 100, 0, ""});
+  analysis.inputs.push_back(
+      {"/Users/carol/gpu-node-9.log", "gpu-node-9", "kernel-log", "none", 1, 100, 0, ""});
   return analysis;
 }
 
@@ -161,6 +162,7 @@ TEST_CASE("--redact masks hosts, IPs and users consistently and keeps GPU identi
   CHECK(analysis.events[0].fields.at("peer") == "ip-1");
   // Numbered in the order the analysis holds them: inputs, events, diagnoses.
   CHECK(analysis.inputs[0].path == "/Users/user-1/host-1.log");
+  CHECK(analysis.inputs[0].host == "host-1");
   CHECK(d.evidence[0].path == "/home/user-2/logs/host-1/syslog");
   CHECK(d.evidence[0].text.find("name=/home/user-2/venv/bin/python from ip-1") !=
         std::string::npos);

@@ -1,6 +1,7 @@
 #include "correlate/correlate.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -31,6 +32,11 @@ class GpuTable {
     return it == index_.end() ? nullptr : &out_->gpus[it->second].gpu;
   }
 
+  GpuFindings* Existing(const std::string& host, const std::string& pci) {
+    auto it = index_.find(std::make_pair(host, pci));
+    return it == index_.end() ? nullptr : &out_->gpus[it->second];
+  }
+
   GpuFindings& Find(std::string host, const std::string& pci) {
     if (host.empty()) {
       auto it = hosts_of_.find(pci);
@@ -38,7 +44,8 @@ class GpuTable {
     }
     auto [it, inserted] = index_.emplace(std::make_pair(host, pci), out_->gpus.size());
     if (inserted) {
-      out_->gpus.push_back({host, {}, {}, {}});
+      out_->gpus.emplace_back();
+      out_->gpus.back().host = host;
       out_->gpus.back().gpu.pci = pci;
     }
     return out_->gpus[it->second];
@@ -56,22 +63,65 @@ std::string host_key(const std::string& host) {
   return address ? host : host.substr(0, host.find('.'));
 }
 
-// (host, rank) -> the GPU the rank ran on, from identity events that name both.
-std::map<std::pair<std::string, int>, RankLink> rank_gpus(const std::vector<Event>& events,
-                                                          const GpuTable& table) {
-  std::map<std::pair<std::string, int>, RankLink> links;
-  for (const Event& event : events) {
-    if (!event.rank || event.gpu.pci.empty()) continue;
-    GpuRef gpu = event.gpu;
-    if (const GpuRef* known = table.Identity(event.host, gpu.pci)) gpu = *known;
-    const std::string how = "rank " + std::to_string(*event.rank) +
-                            (event.host.empty() ? "" : " on " + event.host) + " ran on GPU " +
-                            gpu.pci + " (" + event.signature + ", " + event.evidence.path + ":" +
-                            std::to_string(event.evidence.line) + ")";
-    links.emplace(std::make_pair(host_key(event.host), *event.rank), RankLink{gpu, how});
+// Which GPU each rank ran on, from identity events that name both (NCCL's init line).
+class RankGpus {
+ public:
+  RankGpus(const std::vector<Event>& events, const GpuTable& table) {
+    // Sub-communicators (tensor-, pipeline-parallel groups) print the same line with ranks of
+    // their own; only the communicator of the whole job numbers ranks as the job does.
+    uint64_t world = 0;
+    for (const Event& event : events) world = std::max(world, nranks(event));
+    for (const Event& event : events) {
+      if (!event.rank || event.gpu.pci.empty() || nranks(event) != world) continue;
+      GpuRef gpu = event.gpu;
+      if (const GpuRef* known = table.Identity(event.host, gpu.pci)) gpu = *known;
+      RankLink link{*event.rank, event.host, gpu,
+                    "rank " + std::to_string(*event.rank) +
+                        (event.host.empty() ? "" : " on " + event.host) + " ran on GPU " + gpu.pci +
+                        " (" + event.signature + ", " + event.evidence.path + ":" +
+                        std::to_string(event.evidence.line) + ")"};
+      if (auto local = event.fields.find("local_rank"); local != event.fields.end()) {
+        by_local_rank_.emplace(std::make_pair(host_key(event.host), local->second), link);
+      }
+      by_rank_[*event.rank].emplace(host_key(event.host), std::move(link));
+    }
   }
-  return links;
-}
+
+  // The GPU of the event's rank: by its global rank, else by its node-local one on its host.
+  const RankLink* Find(const Event& event) const {
+    if (event.rank) return FindGlobal(event.host, *event.rank);
+    auto local = event.fields.find("local_rank");
+    if (local == event.fields.end() || event.host.empty()) return nullptr;
+    auto it = by_local_rank_.find(std::make_pair(host_key(event.host), local->second));
+    return it == by_local_rank_.end() ? nullptr : &it->second;
+  }
+
+  // The GPU of `rank` on `host`; when the event names no host, or another spelling of it, the
+  // rank's only GPU (a job's global ranks are unique).
+  const RankLink* FindGlobal(const std::string& host, int rank) const {
+    auto it = by_rank_.find(rank);
+    if (it == by_rank_.end()) return nullptr;
+    auto exact = it->second.find(host_key(host));
+    if (exact != it->second.end()) return &exact->second;
+    return it->second.size() == 1 ? &it->second.begin()->second : nullptr;
+  }
+
+  template <typename Visit>
+  void ForEach(const Visit& visit) const {
+    for (const auto& [rank, hosts] : by_rank_) {
+      for (const auto& [host, link] : hosts) visit(link);
+    }
+  }
+
+ private:
+  static uint64_t nranks(const Event& event) {
+    auto it = event.fields.find("nranks");
+    return it == event.fields.end() ? 0 : std::strtoull(it->second.c_str(), nullptr, 10);
+  }
+
+  std::map<int, std::map<std::string, RankLink>> by_rank_;
+  std::map<std::pair<std::string, std::string>, RankLink> by_local_rank_;  // (host, local rank)
+};
 
 bool state_before(const GpuState* a, const GpuState* b) {
   return comparable(a->time, b->time) && a->time.seconds < b->time.seconds;
@@ -105,12 +155,13 @@ Correlation correlate(const std::vector<Event>& events, const std::vector<GpuSta
     merge_identity(state.gpu, &gpu.gpu);
     gpu.states.push_back(&state);
   }
-  const auto links = rank_gpus(events, table);
+  const RankGpus ranks(events, table);
   for (const Event* event : out.without_gpu) {
-    if (!event->rank) continue;
-    auto it = links.find(std::make_pair(host_key(event->host), *event->rank));
-    if (it != links.end()) out.rank_links.emplace(event, it->second);
+    if (const RankLink* link = ranks.Find(*event)) out.rank_links.emplace(event, *link);
   }
+  ranks.ForEach([&](const RankLink& link) {
+    if (GpuFindings* gpu = table.Existing(link.host, link.gpu.pci)) gpu->ranks.push_back(link);
+  });
   // A GPU named only by identity lines (no fault, no dump) says nothing worth reporting.
   std::erase_if(out.gpus,
                 [](const GpuFindings& gpu) { return gpu.events.empty() && gpu.states.empty(); });

@@ -7,7 +7,9 @@
 #include <map>
 
 #include "correlate/anomaly.h"
+#include "correlate/stragglers.h"
 #include "diagnose/progress.h"
+#include "extract/records.h"
 #include "sniff/prefix.h"
 
 namespace faultline {
@@ -122,6 +124,29 @@ void align_boot_times(Analysis* analysis) {
   }
 }
 
+// What follows reading, the same for raw inputs and for records: one timeline, then
+// correlation and diagnosis.
+void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* analysis) {
+  settle_assumed_years(analysis);
+  align_boot_times(analysis);
+  // Derived from every rank's lines together: made afresh from what this run has (records
+  // from one node carry that node's guess).
+  std::erase_if(analysis->events,
+                [](const Event& event) { return event.signature == kRankBehindSignature; });
+  for (Event& event : find_stragglers(analysis->events)) {
+    analysis->events.push_back(std::move(event));
+  }
+  Correlation correlation =
+      correlate(analysis->events, analysis->states, identity_signatures(*catalog.signatures));
+  correlation.clock_skew_seconds = options.clock_skew_seconds;
+  for (const InputSummary& input : analysis->inputs) {
+    if (!input.host.empty() && (input.kind == "kernel-log" || input.kind == "mixed")) {
+      correlation.hosts_with_kernel_log.push_back(input.host);
+    }
+  }
+  analysis->diagnoses = diagnose(correlation, catalog.knowledge);
+}
+
 }  // namespace
 
 bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog,
@@ -134,28 +159,58 @@ bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog,
   return catalog->signatures && load_knowledge(catalog->tables, &catalog->knowledge, error);
 }
 
-Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog, uint64_t max_bytes,
-                 const Progress& progress) {
+Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
+                 const AnalyzeOptions& options) {
   Analysis analysis;
   std::optional<ProgressTracker> tracker;
-  if (progress) tracker.emplace(progress);
+  if (options.progress) tracker.emplace(options.progress);
   for (const std::string& arg : args) {
     std::error_code ec;
     const bool folder = arg != "-" && fs::is_directory(arg, ec);
     for (const std::string& path : expand_inputs({arg}, &analysis.warnings)) {
-      read_input(path, folder ? folder_host(arg, path) : "", catalog, max_bytes,
-                 tracker ? &*tracker : nullptr, &analysis);
+      const std::string host = !options.host.empty() ? options.host
+                               : folder              ? folder_host(arg, path)
+                                                     : "";
+      read_input(path, host, catalog, options.max_bytes, tracker ? &*tracker : nullptr, &analysis);
     }
   }
-  settle_assumed_years(&analysis);
-  align_boot_times(&analysis);
   // Anomalies of the training metrics are events like any other; none names a GPU.
   for (const Series& series : analysis.series) {
     for (Event& event : detect_anomalies(series)) analysis.events.push_back(std::move(event));
   }
-  const Correlation correlation =
-      correlate(analysis.events, analysis.states, identity_signatures(*catalog.signatures));
-  analysis.diagnoses = diagnose(correlation, catalog.knowledge);
+  conclude(catalog, options, &analysis);
+  return analysis;
+}
+
+Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& catalog,
+                         const AnalyzeOptions& options) {
+  Analysis analysis;
+  Records records;
+  for (const std::string& path : expand_inputs(paths, &analysis.warnings)) {
+    std::string error;
+    std::unique_ptr<LineReader> reader = LineReader::Open(path, &error, options.max_bytes);
+    if (!reader) {
+      analysis.warnings.push_back(error);
+      continue;
+    }
+    Line line;
+    bool read_any = false;
+    while (reader->Next(&line)) {
+      if (line.text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      if (read_record(line.text, &records, &error)) {
+        read_any = true;
+      } else {
+        analysis.warnings.push_back(path + ":" + std::to_string(line.number) +
+                                    ": not a faultline record: " + error);
+      }
+    }
+    if (!reader->error().empty()) analysis.warnings.push_back(reader->error());
+    if (read_any) ++analysis.readable_inputs;
+  }
+  analysis.inputs = std::move(records.inputs);
+  analysis.events = std::move(records.events);
+  analysis.states = std::move(records.states);
+  conclude(catalog, options, &analysis);
   return analysis;
 }
 

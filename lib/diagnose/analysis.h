@@ -39,13 +39,27 @@ struct Analysis {
 // all inputs together.
 using Progress = std::function<void(const std::string& path, uint64_t bytes)>;
 
+struct AnalyzeOptions {
+  uint64_t max_bytes = kDefaultMaxBytes;  // reading an input stops after this much text
+  std::string host;  // the host of lines that name none; else a folder argument's sub-folder
+  // How far the clocks of two hosts may disagree: a cause seen up to this long after its
+  // symptom still counts as before it.
+  double clock_skew_seconds = 5;
+  // Called once 64 MiB more have been read or 0.25 s has passed since it was last called.
+  Progress progress;
+};
+
 // Reads every input named by `args` (files, folders, "-") and diagnoses them together. An
 // input that fails adds a warning; the rest are still read. Lines of a file in a sub-folder of a
 // folder argument ("logs/node17/dmesg") belong to the host named by that sub-folder unless the
-// line names its own host. Reading an input stops after `max_bytes` of its text (a warning).
-// `progress`, when set, is called once 64 MiB more have been read or 0.25 s has passed since
-// it was last called, whichever comes first.
+// file names its own host (syslog or NCCL prefixes) or options.host is set.
 Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
-                 uint64_t max_bytes = kDefaultMaxBytes, const Progress& progress = {});
+                 const AnalyzeOptions& options = {});
+
+// The same for the records `faultline scan` printed (extract/records.h), one file of them per
+// node: events and states are correlated and diagnosed as if their inputs had been read here.
+// A line that is not a record adds a warning naming its file and line.
+Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& catalog,
+                         const AnalyzeOptions& options = {});
 
 }  // namespace faultline

@@ -148,6 +148,13 @@ bool parse_class(const json& entry, FailureClass* c, std::string* error) {
   c->fallback = flag(entry, "fallback");
   c->carry_fix = flag(entry, "carry_fix");
   c->job_wide = flag(entry, "job_wide");
+  if (auto it = entry.find("symptom_within_s"); it != entry.end()) {
+    if (!it->is_number() || it->get<double>() < 0) {
+      *error = "\"symptom_within_s\" must be a number of seconds";
+      return false;
+    }
+    c->symptom_within = it->get<double>();
+  }
   if (!parse_conditions(entry, "supported_by", true, &c->supported_by, error) ||
       !parse_conditions(entry, "contradicted_by", false, &c->contradicted_by, error)) {
     return false;
@@ -166,6 +173,7 @@ bool parse_class(const json& entry, FailureClass* c, std::string* error) {
   }
   c->missing_without_state = text(entry, "missing_without_state");
   c->missing_without_gpu = text(entry, "missing_without_gpu");
+  c->missing_without_kernel_log = text(entry, "missing_without_kernel_log");
   c->source = text(entry, "source");
   c->mechanism = text(entry, "mechanism");
   c->symptoms = texts(entry, "symptoms");

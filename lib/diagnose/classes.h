@@ -56,12 +56,17 @@ struct FailureClass {
   std::vector<Condition> contradicted_by;
   std::vector<std::string> symptom_of;  // classes whose diagnosis this one is collateral to
   bool job_wide = false;  // a symptom on any host of the job (NCCL timeouts on every rank)
+  // A symptom only of a cause last seen at most this many seconds before it (a loss spike
+  // "shortly after" an Xid); unset: any earlier cause.
+  std::optional<double> symptom_within;
   std::string explanation;
   // Templates: {host} {gpu} {gpu_index} {serial} {uuid} {product} {event.FIELD}.
   std::vector<std::string> fix;
   std::vector<VerifyStep> verify;
   std::string missing_without_state;  // said when no dump of the GPU was given
   std::string missing_without_gpu;    // said when no hardware diagnosis explains it
+  // Said when nothing explains it and its host's kernel log was not given; {ranks} too.
+  std::string missing_without_kernel_log;
   std::string source;
   // The encyclopedia entry (`faultline explain`).
   std::string mechanism;

@@ -300,10 +300,17 @@ std::optional<Candidate> evaluate(const FailureClass& failure,
   return candidate;
 }
 
+// Which classes a group of events is weighed against.
+enum class Scope { kAll, kJobWide, kLocal };
+
+bool in_scope(const FailureClass& failure, Scope scope) {
+  return scope == Scope::kAll || failure.job_wide == (scope == Scope::kJobWide);
+}
+
 // Every class that fits: written classes first, then fallbacks on the events no class took.
 std::vector<Candidate> candidates_for(const std::vector<const Event*>& events,
                                       const std::vector<const GpuState*>& states,
-                                      const Context& context) {
+                                      const Context& context, Scope scope = Scope::kAll) {
   std::vector<Candidate> candidates;
   std::set<const Event*> taken;
   for (bool fallback : {false, true}) {
@@ -312,7 +319,7 @@ std::vector<Candidate> candidates_for(const std::vector<const Event*>& events,
       if (!taken.contains(event)) open.push_back(event);
     }
     for (const FailureClass& failure : context.knowledge.classes) {
-      if (failure.fallback != fallback) continue;
+      if (failure.fallback != fallback || !in_scope(failure, scope)) continue;
       auto candidate = evaluate(failure, fallback ? open : events, states, context);
       if (!candidate) continue;
       taken.insert(candidate->events.begin(), candidate->events.end());
@@ -405,6 +412,14 @@ std::optional<Diagnosis> diagnose_gpu(const GpuFindings& findings, const Knowled
   if (candidates.empty()) return std::nullopt;
   Diagnosis diagnosis =
       make_diagnosis(std::move(candidates), findings.host, findings.gpu, context.memory);
+  for (const RankLink& link : findings.ranks) {
+    if (std::find(diagnosis.ranks.begin(), diagnosis.ranks.end(), link.rank) ==
+        diagnosis.ranks.end()) {
+      diagnosis.ranks.push_back(link.rank);
+    }
+    diagnosis.notes.push_back("The job's " + link.how + ".");
+  }
+  std::sort(diagnosis.ranks.begin(), diagnosis.ranks.end());
   if (findings.states.empty() && !diagnosis.failure->missing_without_state.empty()) {
     const Subject subject{findings.host, findings.gpu, context.memory, {}};
     diagnosis.missing.push_back(fill(diagnosis.failure->missing_without_state, subject));
@@ -412,29 +427,51 @@ std::optional<Diagnosis> diagnose_gpu(const GpuFindings& findings, const Knowled
   return diagnosis;
 }
 
+// The one host all of `events` name, else "".
+std::string common_host(const std::vector<const Event*>& events) {
+  std::string host = events.empty() ? "" : events.front()->host;
+  for (const Event* event : events) {
+    if (event->host != host) return "";
+  }
+  return host;
+}
+
 // Faults that name no GPU (a job's CUDA error): one diagnosis per class, host and, where the
-// rank's GPU is known, GPU.
+// rank's GPU is known, GPU. A job-wide class (NCCL timeouts on every rank) makes one diagnosis
+// for the whole job instead of one per rank.
 std::vector<Diagnosis> diagnose_without_gpu(const Correlation& correlation,
                                             const Knowledge& knowledge) {
   std::map<std::pair<std::string, std::string>, std::vector<const Event*>> groups;
-  std::map<std::string, const RankLink*> link_of_gpu;
+  std::map<std::pair<std::string, std::string>, const RankLink*> link_of_gpu;
   for (const Event* event : correlation.without_gpu) {
     auto link = correlation.rank_links.find(event);
     const std::string pci = link == correlation.rank_links.end() ? "" : link->second.gpu.pci;
-    if (!pci.empty()) link_of_gpu.emplace(pci, &link->second);
+    if (!pci.empty()) link_of_gpu.emplace(std::make_pair(event->host, pci), &link->second);
     groups[{event->host, pci}].push_back(event);
   }
   const Context context{knowledge, {knowledge.default_memory, ""}};
   std::vector<Diagnosis> out;
   for (const auto& [key, group] : groups) {
     const auto& [host, pci] = key;
-    const RankLink* link = pci.empty() ? nullptr : link_of_gpu[pci];
-    for (Candidate& candidate : candidates_for(group, {}, context)) {
+    const RankLink* link = pci.empty() ? nullptr : link_of_gpu[key];
+    for (Candidate& candidate : candidates_for(group, {}, context, Scope::kLocal)) {
       Diagnosis diagnosis =
           make_diagnosis({std::move(candidate)}, host, link ? link->gpu : GpuRef{}, context.memory);
-      if (link) diagnosis.notes.push_back("Tied to its GPU: " + link->how + ".");
+      if (link) {
+        diagnosis.notes.push_back("Tied to its GPU: " + link->how + ".");
+        if (std::find(diagnosis.ranks.begin(), diagnosis.ranks.end(), link->rank) ==
+            diagnosis.ranks.end()) {
+          diagnosis.ranks.push_back(link->rank);
+          std::sort(diagnosis.ranks.begin(), diagnosis.ranks.end());
+        }
+      }
       out.push_back(std::move(diagnosis));
     }
+  }
+  for (Candidate& candidate :
+       candidates_for(correlation.without_gpu, {}, context, Scope::kJobWide)) {
+    const std::string host = common_host(candidate.events);
+    out.push_back(make_diagnosis({std::move(candidate)}, host, GpuRef{}, context.memory));
   }
   return out;
 }
@@ -449,12 +486,22 @@ bool diagnosis_before(const Diagnosis& a, const Diagnosis& b) {
 
 // Whether `cause` can explain `symptom`: a class it is a symptom of, on the same GPU when both
 // name one, else on the same host unless the symptom spans the job (an NCCL timeout on every
-// rank follows one rank's failure wherever it ran).
-bool explains(const Diagnosis& cause, const Diagnosis& symptom) {
+// rank follows one rank's failure wherever it ran). A cause cannot begin after its symptom did
+// (beyond the clocks' skew), nor end longer before it than the symptom's class allows.
+bool explains(const Diagnosis& cause, const Diagnosis& symptom, double clock_skew) {
   const auto& causes = symptom.failure->symptom_of;
   if (&cause == &symptom ||
       std::find(causes.begin(), causes.end(), cause.failure->id) == causes.end()) {
     return false;
+  }
+  if (auto lead = seconds_between(cause.first_seen, symptom.first_seen);
+      lead && *lead < -clock_skew) {
+    return false;
+  }
+  if (const auto& within = symptom.failure->symptom_within) {
+    const Timestamp& latest = cause.last_seen.known() ? cause.last_seen : cause.first_seen;
+    auto lag = seconds_between(latest, symptom.first_seen);
+    if (lag && *lag > *within + clock_skew) return false;
   }
   if (!symptom.gpu.pci.empty() && !cause.gpu.pci.empty()) {
     return symptom.gpu.pci == cause.gpu.pci && symptom.host == cause.host;
@@ -463,12 +510,38 @@ bool explains(const Diagnosis& cause, const Diagnosis& symptom) {
          symptom.host == cause.host;
 }
 
+// What would settle an unexplained diagnosis: its host's kernel log when that was not given,
+// else (when it names no GPU) the kernel logs of every host.
+std::optional<std::string> missing_evidence(const Diagnosis& diagnosis,
+                                            const Correlation& correlation) {
+  const FailureClass& failure = *diagnosis.failure;
+  const auto& logged = correlation.hosts_with_kernel_log;
+  const bool host_logged = !diagnosis.host.empty() &&
+                           std::find(logged.begin(), logged.end(), diagnosis.host) != logged.end();
+  if (!failure.missing_without_kernel_log.empty() && !diagnosis.host.empty() && !host_logged) {
+    std::string ranks;
+    for (int rank : diagnosis.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
+    ranks = diagnosis.ranks.empty()       ? "its ranks"
+            : diagnosis.ranks.size() == 1 ? "rank " + ranks
+                                          : "ranks " + ranks;
+    std::string text = replace_all(failure.missing_without_kernel_log, "{ranks}", ranks);
+    text = replace_all(std::move(text), "{host}", diagnosis.host);
+    return replace_all(std::move(text), "{gpu}",
+                       diagnosis.gpu.pci.empty() ? "<its GPU's address>" : diagnosis.gpu.pci);
+  }
+  if (diagnosis.gpu.pci.empty() && !failure.missing_without_gpu.empty()) {
+    return replace_all(failure.missing_without_gpu, "{host}",
+                       diagnosis.host.empty() ? "each host" : diagnosis.host);
+  }
+  return std::nullopt;
+}
+
 // A symptom (the job's CUDA error) is collateral to the diagnosis that explains it; its cause
 // is the initiating one.
-void link_symptoms(std::vector<Diagnosis>* diagnoses) {
+void link_symptoms(const Correlation& correlation, std::vector<Diagnosis>* diagnoses) {
   for (Diagnosis& symptom : *diagnoses) {
     for (Diagnosis& cause : *diagnoses) {
-      if (!explains(cause, symptom)) continue;
+      if (!explains(cause, symptom, correlation.clock_skew_seconds)) continue;
       symptom.role = "collateral";
       symptom.caused_by = cause.position;
       break;
@@ -487,12 +560,10 @@ void link_symptoms(std::vector<Diagnosis>* diagnoses) {
   }
   for (Diagnosis& diagnosis : *diagnoses) {
     if (diagnosis.caused_by && diagnosis.role == "initiating") diagnosis.role = "collateral";
-    // Unexplained and about no GPU: say what would rule hardware in or out.
-    if (diagnosis.role != "collateral" && diagnosis.gpu.pci.empty() &&
-        !diagnosis.failure->missing_without_gpu.empty()) {
-      diagnosis.missing.push_back(
-          replace_all(diagnosis.failure->missing_without_gpu, "{host}",
-                      diagnosis.host.empty() ? "each host" : diagnosis.host));
+    // Unexplained: say what would rule hardware in or out.
+    if (diagnosis.role == "collateral") continue;
+    if (auto missing = missing_evidence(diagnosis, correlation)) {
+      diagnosis.missing.push_back(std::move(*missing));
     }
   }
 }
@@ -511,7 +582,7 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
   }
   std::stable_sort(diagnoses.begin(), diagnoses.end(), diagnosis_before);
   for (size_t i = 0; i < diagnoses.size(); ++i) diagnoses[i].position = static_cast<int>(i) + 1;
-  link_symptoms(&diagnoses);
+  link_symptoms(correlation, &diagnoses);
   return diagnoses;
 }
 

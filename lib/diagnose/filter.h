@@ -7,13 +7,9 @@
 #include <vector>
 
 #include "diagnose/analysis.h"
+#include "sniff/prefix.h"
 
 namespace faultline {
-
-// Reads an ISO 8601 time ("2024-03-05T10:12:33", fraction and zone "Z" / "+02:00" optional),
-// "2024-03-05 10:12:33" or a date alone ("2024-03-05", its midnight). Without a zone the time
-// is a wall-clock time, like a syslog date's. nullopt for anything else.
-std::optional<Timestamp> parse_time(std::string_view text);
 
 struct Filter {
   std::optional<Timestamp> since;

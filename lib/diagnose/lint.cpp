@@ -25,6 +25,7 @@ const std::set<std::string> kClassKeys = {"id",
                                           "fallback",
                                           "carry_fix",
                                           "job_wide",
+                                          "symptom_within_s",
                                           "supported_by",
                                           "contradicted_by",
                                           "symptom_of",
@@ -39,6 +40,7 @@ const std::set<std::string> kClassKeys = {"id",
                                           "related",
                                           "missing_without_state",
                                           "missing_without_gpu",
+                                          "missing_without_kernel_log",
                                           "source"};
 // Everything `faultline explain` prints must be there.
 const std::set<std::string> kClassRequired = {

@@ -166,6 +166,7 @@ void visit(Analysis* analysis, const Edit& host, const Edit& text) {
     text(&e.text);
   };
   for (InputSummary& input : analysis->inputs) {
+    host(&input.host);
     text(&input.path);
     text(&input.error);
   }

@@ -1,6 +1,7 @@
 #include "extract/scan.h"
 
 #include <charconv>
+#include <set>
 #include <unordered_map>
 
 #include "extract/metrics.h"
@@ -14,6 +15,10 @@ namespace {
 
 // Events of one kind kept per input; beyond this a flood is only counted.
 constexpr uint64_t kMaxEventsPerKind = 1000;
+
+// The first lines of an input whose envelopes are read for its host, and how much of each.
+constexpr uint64_t kHostLines = 200;
+constexpr size_t kHostPrefixReach = 160;
 
 // How far back a signature that takes its GPU from the previous lines may look.
 constexpr uint64_t kPreviousLineReach = 3;
@@ -29,7 +34,9 @@ std::optional<int> parse_int(const std::string& text) {
 class EventBuilder {
  public:
   EventBuilder(const std::string& path, const ScanOptions& options)
-      : path_(path), options_(options), year_(options.year), path_rank_(global_rank(path)) {}
+      : path_(path), options_(options), year_(options.year), path_rank_(global_rank(path)) {
+    if (auto tag = rank_from_path(path); tag && tag->is_local) path_local_rank_ = tag;
+  }
 
   void Add(const Line& line, const SignatureMatch& match, std::vector<Event>* events) {
     const Signature& signature = *match.signature;
@@ -50,11 +57,13 @@ class EventBuilder {
       }
       event.fields[name] = value;
     }
-    // The line's own rank tag ("[rank3]:"), else the rank its file is named after.
-    if (!event.rank) {
-      auto tag = parse_rank_prefixes(line.text);
+    // The line's own rank tag ("[rank3]:"), else the rank its file is named after. A node-local
+    // rank (torchrun's "[default3]:") is kept too: with the host it names a global rank.
+    const auto tag = parse_rank_prefixes(line.text);
+    if (!event.rank)
       event.rank = tag && !tag->is_local ? std::optional<int>(tag->rank) : path_rank_;
-    }
+    const auto local = tag && tag->is_local ? tag : path_local_rank_;
+    if (local && !(tag && !tag->is_local)) event.fields["local_rank"] = std::to_string(local->rank);
     if (event.gpu.pci.empty() && signature.gpu_from_previous_line &&
         line.number - last_pci_line_ <= kPreviousLineReach) {
       event.gpu.pci = last_pci_;
@@ -71,12 +80,27 @@ class EventBuilder {
     }
     LinePrefix envelope = parse_prefix(prefix, year_);
     if (year_from_input_) envelope.time.year_assumed = false;
-    event.host = envelope.host.empty() ? options_.host : envelope.host;
+    event.host = envelope.host;  // "" until Finish() knows the input's own host
+    if (!envelope.host.empty() && named_hosts_.size() < 2) named_hosts_.insert(envelope.host);
     event.evidence = {path_, line.number, envelope.time, std::string(line.text), signature.id};
     if (envelope.boot_seconds && envelope.time.kind == Timestamp::Kind::kAbsolute) {
       event.fields["boot_seconds"] = std::to_string(*envelope.boot_seconds);
     }
     Keep(std::move(event), events);
+  }
+
+  // Notes the host a line's envelope names, for InputHost(); a clean log has no events that
+  // would name it.
+  void NoteHost(std::string_view text) {
+    if (named_hosts_.size() >= 2) return;
+    const std::string host = parse_prefix(text.substr(0, kHostPrefixReach), year_).host;
+    if (!host.empty()) named_hosts_.insert(host);
+  }
+
+  // The host of lines that name none: the one host the input names itself (its syslog or NCCL
+  // prefixes), which is more specific than the caller's (a folder's name), else the caller's.
+  std::string InputHost() const {
+    return named_hosts_.size() == 1 ? *named_hosts_.begin() : options_.host;
   }
 
  private:
@@ -109,9 +133,11 @@ class EventBuilder {
   std::unordered_map<std::string, Flood> floods_;
   int year_;
   std::optional<int> path_rank_;
-  bool year_from_input_ = false;  // a full date earlier in this input gave the year
+  std::optional<RankTag> path_local_rank_;  // torchrun --log-dir's "<local_rank>/stdout.log"
+  bool year_from_input_ = false;            // a full date earlier in this input gave the year
   std::string last_pci_;
   uint64_t last_pci_line_ = 0;
+  std::set<std::string> named_hosts_;  // at most two: enough to tell one host from several
 };
 
 }  // namespace
@@ -121,12 +147,13 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   ScanResult result;
   KindSniffer sniffer;
   StateReader states(reader.path());
-  MetricsReader metrics(reader.path(), options.host);
+  MetricsReader metrics(reader.path(), "");  // the input's host is known only at its end
   EventBuilder builder(reader.path(), options);
   std::vector<SignatureMatch> matches;
   Line line;
   while (reader.Next(&line)) {
     sniffer.Observe(line.text);
+    if (line.number <= kHostLines) builder.NoteHost(line.text);
     states.Feed(line.text, line.number);
     // A kernel log holds no training metrics: once that is clear, stop looking for them.
     if (!sniffer.decided() || sniffer.kind() != "kernel-log") metrics.Feed(line.text, line.number);
@@ -136,10 +163,18 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   }
   result.states = states.Finish();
   result.series = metrics.Finish();
+  const std::string host = builder.InputHost();
+  for (Event& event : result.events) {
+    if (event.host.empty()) event.host = host;
+  }
   for (GpuState& state : result.states) {
-    if (state.host.empty()) state.host = options.host;
+    if (state.host.empty()) state.host = host;
+  }
+  for (Series& series : result.series) {
+    if (series.host.empty()) series.host = host;
   }
   result.input = {reader.path(),
+                  host,
                   std::string(sniffer.kind()),
                   std::string(reader.compression()),
                   reader.lines(),

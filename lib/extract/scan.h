@@ -14,6 +14,7 @@ namespace faultline {
 
 struct InputSummary {
   std::string path;
+  std::string host;  // the host its lines belong to unless they name their own ("" if unknown)
   std::string kind;
   std::string compression;
   uint64_t lines = 0;

@@ -50,6 +50,15 @@ bool comparable(const Timestamp& a, const Timestamp& b) {
   return a.known() && a.kind == b.kind;
 }
 
+std::optional<double> seconds_between(const Timestamp& a, const Timestamp& b) {
+  if (!comparable(a, b)) return std::nullopt;
+  if (a.utc_offset_minutes && b.utc_offset_minutes) return b.seconds - a.seconds;
+  const auto wall_clock = [](const Timestamp& t) {
+    return t.seconds + t.utc_offset_minutes.value_or(0) * 60.0;
+  };
+  return wall_clock(b) - wall_clock(a);
+}
+
 namespace {
 
 // Parses up to `max_digits` hex digits from the front of `text`; advances past them.

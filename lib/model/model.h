@@ -32,6 +32,10 @@ struct Timestamp {
 // Timestamps of the same kind compare by value; anything else is unordered.
 bool comparable(const Timestamp& a, const Timestamp& b);
 
+// Seconds from `a` to `b`: in UTC when both name their zone, else as wall clocks read (a time
+// without a zone is the host's local clock); nullopt when they are not comparable.
+std::optional<double> seconds_between(const Timestamp& a, const Timestamp& b);
+
 // One GPU, as far as the inputs identify it. Empty strings and unset values are unknown.
 struct GpuRef {
   std::string pci;  // normalised "dddd:bb:dd.f", lowercase

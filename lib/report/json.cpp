@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "extract/records.h"
 #include "report/report.h"
 
 namespace faultline {
@@ -65,25 +66,11 @@ json diagnosis_entry(const Diagnosis& diagnosis) {
 
 }  // namespace
 
-json event_json(const Event& event) {
-  return {{"signature", event.signature},
-          {"host", text_or_null(event.host)},
-          {"gpu", text_or_null(event.gpu.pci)},
-          {"gpu_uuid", text_or_null(event.gpu.uuid)},
-          {"gpu_serial", text_or_null(event.gpu.serial)},
-          {"xid", event.xid ? json(*event.xid) : json(nullptr)},
-          {"time", time_or_null(event.evidence.time)},
-          {"path", event.evidence.path},
-          {"line", event.evidence.line},
-          {"text", event.evidence.text},
-          {"count", event.count},
-          {"fields", event.fields}};
-}
-
 json diagnosis_json(const Analysis& analysis) {
   json inputs = json::array();
   for (const InputSummary& input : analysis.inputs) {
     inputs.push_back({{"path", input.path},
+                      {"host", text_or_null(input.host)},
                       {"kind", input.kind},
                       {"compression", input.compression},
                       {"lines", input.lines},
@@ -100,7 +87,7 @@ json diagnosis_json(const Analysis& analysis) {
     if (diagnosis.role == "initiating" && initiating.is_null()) initiating = diagnosis.position;
   }
   json events = json::array();
-  for (const Event& event : analysis.events) events.push_back(event_json(event));
+  for (const Event& event : analysis.events) events.push_back(event_record(event));
   return {{"schema", "faultline/diagnosis/v1"},
           {"inputs", inputs},
           {"warnings", analysis.warnings},
@@ -110,7 +97,13 @@ json diagnosis_json(const Analysis& analysis) {
 }
 
 void render_jsonl(const Analysis& analysis, std::ostream& out) {
-  for (const Event& event : analysis.events) out << dump_json(event_json(event), -1) << "\n";
+  for (const InputSummary& input : analysis.inputs) {
+    out << dump_json(input_record(input), -1) << "\n";
+  }
+  for (const GpuState& state : analysis.states) {
+    out << dump_json(state_record(state), -1) << "\n";
+  }
+  for (const Event& event : analysis.events) out << dump_json(event_record(event), -1) << "\n";
 }
 
 std::string dump_json(const json& value, int indent) {

@@ -30,7 +30,8 @@ void render_markdown(const Analysis& analysis, std::ostream& out);
 // at warning or above, placed at its first evidence line.
 void render_github(const Analysis& analysis, std::ostream& out);
 
-// The events as JSON Lines, one object per line: what `faultline scan` prints.
+// The records of extract/records.h as JSON Lines, one object per line (the inputs, the GPUs'
+// state, then the events): what `faultline scan` prints.
 void render_jsonl(const Analysis& analysis, std::ostream& out);
 
 // One self-contained page (no network, no scripts): the ranked diagnoses with evidence, fix and
@@ -43,9 +44,6 @@ std::string progress_line(std::string_view path, uint64_t bytes, double seconds,
 
 // The "faultline/diagnosis/v1" document of DESIGN.md.
 nlohmann::json diagnosis_json(const Analysis& analysis);
-
-// One event as it appears in the JSON document's "events" and in `faultline scan`.
-nlohmann::json event_json(const Event& event);
 
 // The encyclopedia entry of a failure class (`faultline explain ID`).
 void render_class_entry(const FailureClass& failure, std::ostream& out);

@@ -68,6 +68,15 @@ const RE2& syslog_pattern() {
   return re;
 }
 
+// glog and PyTorch's c10 logger: "E1202 14:07:32.123456789 " (level, month and day, no year; c10
+// prints the month unpadded: "E810" is Aug 10).
+const RE2& glog_pattern() {
+  static const RE2 re(
+      R"((?:^|[\[\]:\s])[IWEF](0?[1-9]|1[0-2])(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):([0-5]\d))"
+      R"(:([0-5]\d|60)(?:\.(\d{1,9}))? )");
+  return re;
+}
+
 const RE2& boot_pattern() {
   // Up to 9 digits of seconds (31 years of uptime): what an int holds.
   static const RE2 re(R"(\[\s*(\d{1,9})\.(\d+)\])");
@@ -97,6 +106,35 @@ std::string host_after(std::string_view rest) {
 // The syslog envelope's host wins over one named further in (NCCL's).
 void set_host(std::string host, LinePrefix* out) {
   if (!host.empty()) out->host = std::move(host);
+}
+
+// Reads `digits` decimal digits from the front of `text`.
+std::optional<int> take_number(std::string_view& text, size_t digits) {
+  int value = 0;
+  if (text.size() < digits) return std::nullopt;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + digits, value);
+  if (ec != std::errc() || end != text.data() + digits) return std::nullopt;
+  text.remove_prefix(digits);
+  return value;
+}
+
+bool take(std::string_view& text, std::string_view what) {
+  if (!text.starts_with(what)) return false;
+  text.remove_prefix(what.size());
+  return true;
+}
+
+// "Z", "+02:00", "-0530"; the offset in minutes.
+std::optional<int> take_zone(std::string_view& text) {
+  if (take(text, "Z") || take(text, "z")) return 0;
+  if (text.empty() || (text[0] != '+' && text[0] != '-')) return std::nullopt;
+  const int sign = text[0] == '-' ? -1 : 1;
+  text.remove_prefix(1);
+  const auto hours = take_number(text, 2);
+  take(text, ":");
+  const auto minutes = take_number(text, 2);
+  if (!hours || !minutes) return std::nullopt;
+  return sign * (*hours * 60 + *minutes);
 }
 
 }  // namespace
@@ -149,7 +187,6 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
         std::nullopt);
     return out;
   }
-  re2::StringPiece stamp;
   if (RE2::PartialMatch(text, syslog_pattern(), &mo, &d, &h, &mi, &s, &frac) &&
       month_number({mo.data(), mo.size()}) != 0) {
     out.time = Timestamp::Absolute(
@@ -160,6 +197,15 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
     out.time.year_assumed = true;
     const auto after = static_cast<size_t>((frac.data() ? frac.end() : s.end()) - text.data());
     if (after < prefix.size()) set_host(host_after(prefix.substr(after + 1)), &out);
+    return out;
+  }
+  if (RE2::PartialMatch(text, glog_pattern(), &mo, &d, &h, &mi, &s, &frac)) {
+    out.time = Timestamp::Absolute(
+        unix_seconds(year, to_int({mo.data(), mo.size()}), to_int({d.data(), d.size()}),
+                     to_int({h.data(), h.size()}), to_int({mi.data(), mi.size()}),
+                     to_int({s.data(), s.size()}) + fraction({frac.data(), frac.size()})),
+        std::nullopt);
+    out.time.year_assumed = true;
   }
   return out;
 }
@@ -190,6 +236,61 @@ std::optional<int> find_year(std::string_view text) {
     return to_int({y.data(), y.size()});
   }
   return std::nullopt;
+}
+
+std::optional<Timestamp> parse_time(std::string_view text) {
+  if (text.starts_with('+') && text.ends_with('s')) {
+    double seconds = 0;
+    text.remove_prefix(1);
+    text.remove_suffix(1);
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (ec != std::errc() || end != text.data() + text.size() || !(seconds >= 0)) {
+      return std::nullopt;
+    }
+    return Timestamp::BootRelative(seconds);
+  }
+  const auto year = take_number(text, 4);
+  const bool dash1 = take(text, "-");
+  const auto month = take_number(text, 2);
+  const bool dash2 = take(text, "-");
+  const auto day = take_number(text, 2);
+  if (!year || !dash1 || !month || !dash2 || !day || *month < 1 || *month > 12 || *day < 1 ||
+      *day > 31) {
+    return std::nullopt;
+  }
+  int hour = 0;
+  int minute = 0;
+  double second = 0;
+  if (!text.empty()) {
+    if (!take(text, "T") && !take(text, "t") && !take(text, " ")) return std::nullopt;
+    const auto h = take_number(text, 2);
+    const bool colon1 = take(text, ":");
+    const auto m = take_number(text, 2);
+    const bool colon2 = take(text, ":");
+    const auto s = take_number(text, 2);
+    if (!h || !colon1 || !m || !colon2 || !s || *h > 23 || *m > 59 || *s > 60) return std::nullopt;
+    hour = *h;
+    minute = *m;
+    second = *s;
+    if (take(text, ".") || take(text, ",")) {
+      double scale = 0.1;
+      size_t digits = 0;
+      while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) {
+        second += (text[digits] - '0') * scale;
+        scale /= 10;
+        ++digits;
+      }
+      if (digits == 0) return std::nullopt;
+      text.remove_prefix(digits);
+    }
+  }
+  std::optional<int> zone;
+  if (!text.empty()) {
+    zone = take_zone(text);
+    if (!zone || !text.empty()) return std::nullopt;
+  }
+  const double wall = unix_seconds(*year, *month, *day, hour, minute, second);
+  return Timestamp::Absolute(wall - zone.value_or(0) * 60.0, zone);
 }
 
 }  // namespace faultline

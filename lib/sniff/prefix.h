@@ -32,6 +32,12 @@ int year_of(const Timestamp& time);
 // The year of an absolute timestamp in `text` that states one (ISO 8601 or dmesg -T), if any.
 std::optional<int> find_year(std::string_view text);
 
+// Reads a time as Timestamp::iso() writes it: ISO 8601 ("2024-03-05T10:12:33", fraction and
+// zone "Z" / "+02:00" optional; "2024-03-05 10:12:33"; a date alone is its midnight) or
+// boot-relative seconds ("+1234.567890s"). Without a zone the time is a wall-clock time, like
+// a syslog date's. nullopt for anything else.
+std::optional<Timestamp> parse_time(std::string_view text);
+
 // Unix seconds of a civil date and time read as UTC.
 double unix_seconds(int year, int month, int day, int hour, int minute, double second);
 

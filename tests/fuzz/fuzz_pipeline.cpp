@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include "extract/records.h"
 #include "fuzz.h"
 #include "report/report.h"
 
@@ -39,14 +40,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string& path = file.Write(data, size);
 
   const faultline::Analysis analysis =
-      faultline::analyze({path}, catalog, faultline::fuzz::kMaxBytes);
+      faultline::analyze({path}, catalog, {.max_bytes = faultline::fuzz::kMaxBytes});
   FUZZ_CHECK(analysis.inputs.size() + analysis.warnings.size() >= 1);
   for (const std::string& warning : analysis.warnings) {
     FUZZ_CHECK(warning.find('\n') == std::string::npos);
   }
   CheckJson(faultline::dump_json(faultline::diagnosis_json(analysis), 2));
   for (const faultline::Event& event : analysis.events) {
-    CheckJson(faultline::dump_json(faultline::event_json(event), -1));
+    CheckJson(faultline::dump_json(faultline::event_record(event), -1));
   }
   std::ostringstream text;
   faultline::render_text(analysis, {false, true}, text);

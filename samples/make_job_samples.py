@@ -18,7 +18,7 @@
 Python 3 standard library only; no dependence on the clock, the environment or hash order:
 every value comes from fixed seeds and fixed times. Run it from anywhere:
 
-    python3 samples/tools/make_job_samples.py
+    python3 samples/make_job_samples.py
 
 Line shapes are copied from the sources listed in samples/README.md ("Where each shape comes
 from"); only values (hosts, pids, addresses, times, serials, UUIDs) are made up.
@@ -31,7 +31,7 @@ import os
 import random
 import shutil
 
-SAMPLES = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLES = os.path.dirname(os.path.abspath(__file__))
 
 # --------------------------------------------------------------------------------------------
 # small helpers

@@ -1,0 +1,250 @@
+#include "extract/records.h"
+
+#include <cmath>
+#include <limits>
+
+#include "sniff/prefix.h"
+
+namespace faultline {
+namespace {
+
+using nlohmann::json;
+
+json text_or_null(const std::string& text) {
+  return text.empty() ? json(nullptr) : json(text);
+}
+
+json time_or_null(const Timestamp& time) {
+  return time.known() ? json(time.iso()) : json(nullptr);
+}
+
+template <typename T>
+json optional_or_null(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+void put_gpu(const GpuRef& gpu, json* out) {
+  (*out)["gpu"] = text_or_null(gpu.pci);
+  (*out)["gpu_index"] = optional_or_null(gpu.index);
+  (*out)["gpu_uuid"] = text_or_null(gpu.uuid);
+  (*out)["gpu_serial"] = text_or_null(gpu.serial);
+  (*out)["gpu_product"] = text_or_null(gpu.product);
+}
+
+// Readers of one key that accept null or a missing key as "unknown" and refuse a wrong type.
+class Fields {
+ public:
+  explicit Fields(const json& object) : object_(object) {}
+
+  bool Text(const char* key, std::string* out) {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return true;
+    if (!it->is_string()) return Wrong(key, "a string");
+    *out = it->get<std::string>();
+    return true;
+  }
+
+  template <typename T>
+  bool Number(const char* key, std::optional<T>* out) {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return true;
+    if (!it->is_number_integer()) return Wrong(key, "a whole number");
+    if (it->is_number_unsigned()
+            ? it->get<uint64_t>() > uint64_t(std::numeric_limits<T>::max())
+            : it->get<int64_t>() < int64_t(std::numeric_limits<T>::min()) ||
+                  it->get<int64_t>() > int64_t(std::numeric_limits<T>::max())) {
+      return Wrong(key, "a number in range");
+    }
+    *out = it->get<T>();
+    return true;
+  }
+
+  bool Time(const char* key, Timestamp* out) {
+    std::string text;
+    if (!Text(key, &text)) return false;
+    if (text.empty()) return true;
+    auto time = parse_time(text);
+    if (!time) return Wrong(key, "a time as faultline writes it");
+    *out = *time;
+    return true;
+  }
+
+  bool Map(const char* key, std::map<std::string, std::string>* out) {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return true;
+    if (!it->is_object()) return Wrong(key, "an object");
+    for (const auto& [name, value] : it->items()) {
+      if (!value.is_string()) return Wrong(key, "an object of strings");
+      (*out)[name] = value.get<std::string>();
+    }
+    return true;
+  }
+
+  bool Gpu(GpuRef* gpu) {
+    std::string pci;
+    if (!Text("gpu", &pci) || !Number("gpu_index", &gpu->index) || !Text("gpu_uuid", &gpu->uuid) ||
+        !Text("gpu_serial", &gpu->serial) || !Text("gpu_product", &gpu->product)) {
+      return false;
+    }
+    gpu->pci = normalize_pci(pci);
+    if (!pci.empty() && gpu->pci.empty()) return Wrong("gpu", "a PCI address");
+    return true;
+  }
+
+  // The evidence line: "path", "line", "time", "text".
+  bool Evidence(faultline::Evidence* evidence) {
+    std::optional<uint64_t> line;
+    if (!Text("path", &evidence->path) || !Number("line", &line) ||
+        !Time("time", &evidence->time) || !Text("text", &evidence->text)) {
+      return false;
+    }
+    evidence->line = line.value_or(0);
+    return true;
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  bool Wrong(const char* key, const char* what) {
+    error_ = std::string("\"") + key + "\" is not " + what;
+    return false;
+  }
+
+  const json& object_;
+  std::string error_;
+};
+
+bool read_event(const json& object, Records* records, std::string* error) {
+  Fields fields(object);
+  Event event;
+  std::optional<uint64_t> count;
+  bool year_assumed = false;
+  if (auto it = object.find("year_assumed"); it != object.end() && it->is_boolean()) {
+    year_assumed = it->get<bool>();
+  }
+  if (!fields.Text("signature", &event.signature) || !fields.Text("host", &event.host) ||
+      !fields.Number("rank", &event.rank) || !fields.Gpu(&event.gpu) ||
+      !fields.Number("xid", &event.xid) || !fields.Evidence(&event.evidence) ||
+      !fields.Number("count", &count) || !fields.Map("fields", &event.fields)) {
+    *error = fields.error();
+    return false;
+  }
+  if (event.signature.empty()) {
+    *error = "an event record needs a \"signature\"";
+    return false;
+  }
+  event.evidence.signature = event.signature;
+  event.evidence.time.year_assumed = year_assumed && event.evidence.time.known();
+  event.count = std::max<uint64_t>(count.value_or(1), 1);
+  records->events.push_back(std::move(event));
+  return true;
+}
+
+bool read_state(const json& object, Records* records, std::string* error) {
+  Fields fields(object);
+  GpuState state;
+  if (!fields.Text("host", &state.host) || !fields.Gpu(&state.gpu) ||
+      !fields.Evidence(&state.source) || !fields.Map("fields", &state.fields)) {
+    *error = fields.error();
+    return false;
+  }
+  state.time = state.source.time;
+  if (auto it = object.find("field_lines"); it != object.end() && it->is_object()) {
+    for (const auto& [name, where] : it->items()) {
+      if (!where.is_array() || where.size() != 2 || !where[0].is_number_unsigned() ||
+          !where[1].is_string()) {
+        *error = "\"field_lines\" holds [line, \"text\"] pairs";
+        return false;
+      }
+      state.field_lines[name] = {where[0].get<uint64_t>(), where[1].get<std::string>()};
+    }
+  }
+  records->states.push_back(std::move(state));
+  return true;
+}
+
+bool read_input(const json& object, Records* records, std::string* error) {
+  Fields fields(object);
+  InputSummary input;
+  std::optional<uint64_t> lines, bytes, cut_lines;
+  if (!fields.Text("path", &input.path) || !fields.Text("host", &input.host) ||
+      !fields.Text("kind", &input.kind) || !fields.Text("compression", &input.compression) ||
+      !fields.Number("lines", &lines) || !fields.Number("bytes", &bytes) ||
+      !fields.Number("cut_lines", &cut_lines) || !fields.Text("error", &input.error)) {
+    *error = fields.error();
+    return false;
+  }
+  input.lines = lines.value_or(0);
+  input.bytes = bytes.value_or(0);
+  input.cut_lines = cut_lines.value_or(0);
+  records->inputs.push_back(std::move(input));
+  return true;
+}
+
+}  // namespace
+
+json event_record(const Event& event) {
+  json out = {{"record", "event"},
+              {"signature", event.signature},
+              {"host", text_or_null(event.host)},
+              {"rank", optional_or_null(event.rank)},
+              {"xid", optional_or_null(event.xid)},
+              {"time", time_or_null(event.evidence.time)},
+              {"year_assumed", event.evidence.time.year_assumed},
+              {"path", event.evidence.path},
+              {"line", event.evidence.line},
+              {"text", event.evidence.text},
+              {"count", event.count},
+              {"fields", event.fields}};
+  put_gpu(event.gpu, &out);
+  return out;
+}
+
+json state_record(const GpuState& state) {
+  json lines = json::object();
+  for (const auto& [field, where] : state.field_lines) lines[field] = {where.first, where.second};
+  json out = {{"record", "state"},
+              {"host", text_or_null(state.host)},
+              {"time", time_or_null(state.time)},
+              {"path", state.source.path},
+              {"line", state.source.line},
+              {"text", state.source.text},
+              {"fields", state.fields},
+              {"field_lines", lines}};
+  put_gpu(state.gpu, &out);
+  return out;
+}
+
+json input_record(const InputSummary& input) {
+  return {{"record", "input"},
+          {"path", input.path},
+          {"host", text_or_null(input.host)},
+          {"kind", input.kind},
+          {"compression", input.compression},
+          {"lines", input.lines},
+          {"bytes", input.bytes},
+          {"cut_lines", input.cut_lines},
+          {"error", text_or_null(input.error)}};
+}
+
+bool read_record(std::string_view line, Records* records, std::string* error) {
+  const json object = json::parse(line, nullptr, false);
+  if (object.is_discarded() || !object.is_object()) {
+    *error = "not a JSON object";
+    return false;
+  }
+  std::string kind = "event";
+  if (auto it = object.find("record"); it != object.end()) {
+    if (!it->is_string()) {
+      *error = "\"record\" is not a string";
+      return false;
+    }
+    kind = it->get<std::string>();
+  }
+  if (kind == "event") return read_event(object, records, error);
+  if (kind == "state") return read_state(object, records, error);
+  if (kind == "input") return read_input(object, records, error);
+  return true;
+}
+
+}  // namespace faultline
