@@ -10,18 +10,8 @@ samples=$root/samples
 scratch=$(mktemp -d)
 trap 'chmod -R u+rwx "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
-passed=0
-failed=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name" >&2
-  fi
-}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 # run NAME ARGS...: runs faultline with a time limit; stdout in $scratch/NAME.out, stderr in
 # .err, the exit code in $code. Any crash, hang or sanitizer report fails the test.
@@ -357,5 +347,4 @@ run "absurd together" diagnose --format json "$scratch/absurd-q.txt" "$scratch/a
   "$scratch/absurd-kern.log"
 check "absurd together: valid JSON" valid_json "$scratch/absurd together.out"
 
-echo "$passed passed, $failed failed"
-test "$failed" = 0
+finish

@@ -9,24 +9,20 @@ samples=$root/samples
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-passed=0
-failed=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name" >&2
-  fi
-}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 # --- Golden: each samples/<name>/ is diagnosed as samples/<name>.expected.json says. ---
+# "folder" names another sample's folder and "inputs" globs within it (default: the folder).
 for expected in "$samples"/*.expected.json; do
   name=$(basename "$expected" .expected.json)
-  folder=$samples/$name
-  "$faultline" diagnose --format json "$folder" >"$scratch/$name.json" 2>"$scratch/$name.err"
+  folder=$samples/$(jq -r --arg name "$name" '.folder // $name' "$expected")
+  inputs=("$folder")
+  if jq -e 'has("inputs")' "$expected" >/dev/null; then
+    inputs=()
+    while read -r glob; do inputs+=("$folder"/$glob); done < <(jq -r '.inputs[]' "$expected")
+  fi
+  "$faultline" diagnose --format json "${inputs[@]}" >"$scratch/$name.json" 2>"$scratch/$name.err"
   code=$?
   check "$name: exit code" test "$code" = "$(jq -r .exit_code "$expected")"
   check "$name: valid JSON" jq -e '.schema == "faultline/diagnosis/v1"' "$scratch/$name.json" >/dev/null
@@ -48,6 +44,23 @@ for expected in "$samples"/*.expected.json; do
         '[.diagnoses[0].fix[] | contains($gpu)] | any' "$scratch/$name.json" >/dev/null
     fi
     check "$name: a verify command" jq -e '.diagnoses[0].verify | length > 0' "$scratch/$name.json" >/dev/null
+    for field in role ranks; do
+      if jq -e --arg field "$field" '.top | has($field)' "$expected" >/dev/null; then
+        check "$name: top $field" test "$(jq -c ".diagnoses[0].$field // .diagnoses[0].subject.$field" \
+          "$scratch/$name.json")" = "$(jq -c ".top.$field" "$expected")"
+      fi
+    done
+    # Every diagnosis of these kinds is collateral of the top one, and there is one at least.
+    for id in $(jq -r '.collateral_of_top[]?' "$expected"); do
+      check "$name: $id is collateral of the top" jq -e --arg id "$id" \
+        '[.diagnoses[] | select(.id == $id)] | length > 0 and all(.role == "collateral" and .caused_by == 1)' \
+        "$scratch/$name.json" >/dev/null
+    done
+    while read -r words; do
+      [[ -n $words ]] || continue
+      check "$name: missing names $words" jq -e --arg words "$words" \
+        '[.diagnoses[0].missing[] | contains($words)] | any' "$scratch/$name.json" >/dev/null
+    done < <(jq -r '.top_missing_mentions[]?' "$expected")
   fi
   if jq -e 'has("max_severity")' "$expected" >/dev/null; then
     check "$name: nothing above $(jq -r .max_severity "$expected")" jq -e \
@@ -55,7 +68,7 @@ for expected in "$samples"/*.expected.json; do
       "$scratch/$name.json" >/dev/null
   fi
   # The text report runs too and names the same top diagnosis.
-  "$faultline" diagnose "$folder" >"$scratch/$name.txt" 2>&1
+  "$faultline" diagnose "${inputs[@]}" >"$scratch/$name.txt" 2>&1
   if jq -e 'has("top")' "$expected" >/dev/null; then
     check "$name: text report" grep -q "^1\. [A-Z]*  $(jq -r .top.id "$expected")  " "$scratch/$name.txt"
   fi
@@ -128,5 +141,4 @@ check "explain unknown id: exit 2" test $? = 2
 "$faultline" scan "$good" "$good" "$good" 2>"$scratch/pipe.err" | head -n 1 >/dev/null
 check "scan | head: quiet" test ! -s "$scratch/pipe.err"
 
-echo "$passed passed, $failed failed"
-test "$failed" = 0
+finish

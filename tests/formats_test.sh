@@ -10,18 +10,8 @@ samples=$root/samples
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-passed=0
-failed=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name" >&2
-  fi
-}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 # Each table (a run of lines starting with '|') has the same number of unescaped pipes on
 # every row, and the rule row is the second; every code fence is closed by the same fence.
@@ -152,5 +142,4 @@ for format in markdown github html text; do
   check "--redact $format: same mask" grep -q "host-1" "$scratch/redacted.$format"
 done
 
-echo "$passed passed, $failed failed"
-test "$failed" = 0
+finish

@@ -21,18 +21,8 @@ if ! command -v chromium >/dev/null; then
   exit 1
 fi
 
-passed=0
-failed=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name" >&2
-  fi
-}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 chromium_run() {  # chromium_run ARGS...: headless, offline, a fresh profile each time
   timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
@@ -65,5 +55,4 @@ for folder in "$samples"/*/; do
   check "$name: the screenshot is not blank" test "$(stat -c %s "$shots/$name.png")" -gt "$min_png_bytes"
 done
 
-echo "$passed passed, $failed failed (screenshots in $shots)"
-test "$failed" = 0
+finish "screenshots in $shots"

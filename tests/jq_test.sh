@@ -11,18 +11,8 @@ root=$(realpath "$2")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-passed=0
-failed=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name" >&2
-  fi
-}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 every_line() {  # every_line REGEX TEXT: each line of TEXT matches REGEX
   ! grep -qv -- "$1" <<<"$2"
@@ -101,5 +91,4 @@ for recipe in "$scratch"/recipes/*.sh; do
   esac
 done
 
-echo "$passed passed, $failed failed"
-test "$failed" = 0
+finish

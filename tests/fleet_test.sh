@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Fleet mode: `faultline scan` on each node and `faultline diagnose --events` centrally give what
+# one run over every file gives. Usage: fleet_test.sh FAULTLINE_BINARY SOURCE_DIR
+set -uo pipefail
+
+faultline=$1
+samples=$2/samples
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# diagnose_both NAME ALL_AT_ONCE_ARGS... -- RECORD_FILES...: the JSON of both ways.
+diagnose_both() {
+  local name=$1 all=() records=()
+  shift
+  while [[ $1 != -- ]]; do all+=("$1"); shift; done
+  shift
+  records=("$@")
+  "$faultline" diagnose --fail-on never --format json "${all[@]}" >"$scratch/$name.all.json"
+  "$faultline" diagnose --fail-on never --format json --events "${records[@]}" \
+    >"$scratch/$name.central.json" 2>"$scratch/$name.err"
+  check "$name: records read without a warning" test ! -s "$scratch/$name.err"
+}
+
+# --- Every sample: its records, read back, diagnose exactly as the sample itself. ---
+for folder in "$samples"/*/; do
+  name=$(basename "$folder")
+  "$faultline" scan "$folder" >"$scratch/$name.jsonl"
+  diagnose_both "$name" "$folder" -- "$scratch/$name.jsonl"
+  check "$name: the same document from its records" \
+    cmp -s "$scratch/$name.all.json" "$scratch/$name.central.json"
+done
+
+# --- Multi-node jobs: scan each node on its own (as srun would), correlate centrally. ---
+for job in job64-xid95 job16-remap-loss-spike job16-straggler-hang; do
+  records=()
+  for node in "$samples/$job"/*/; do
+    out=$scratch/$job-$(basename "$node").jsonl
+    "$faultline" scan --hostname "$(basename "$node")" "$node" >"$out"
+    records+=("$out")
+  done
+  diagnose_both "$job-per-node" "$samples/$job" -- "${records[@]}"
+  for part in diagnoses inputs events summary; do
+    check "$job per node: the same $part" cmp -s <(jq ".$part" "$scratch/$job-per-node.all.json") \
+      <(jq ".$part" "$scratch/$job-per-node.central.json")
+  done
+done
+check "job64 per node: the Xid 95 initiating, rank 29" jq -e '.diagnoses[0] |
+  .id == "ecc-uncontained" and .role == "initiating" and .subject.ranks == [29]' \
+  "$scratch/job64-xid95-per-node.central.json" >/dev/null
+
+# The same job without its kernel logs: only the train.log of each node is scanned.
+records=()
+for node in "$samples/job64-xid95"/*/; do
+  out=$scratch/train-$(basename "$node").jsonl
+  "$faultline" scan "${node%/}/train.log" >"$out"
+  records+=("$out")
+done
+diagnose_both no-kernel-logs "$samples/job64-xid95"/*/train.log -- "${records[@]}"
+check "no kernel logs per node: the same diagnoses" cmp -s \
+  <(jq .diagnoses "$scratch/no-kernel-logs.all.json") <(jq .diagnoses "$scratch/no-kernel-logs.central.json")
+check "no kernel logs per node: rank 29 first, its host's kernel log missing" jq -e '.diagnoses[0] |
+  .subject.ranks == [29] and (.missing | any(contains("gpu-node-104") and contains("journalctl -k")))' \
+  "$scratch/no-kernel-logs.central.json" >/dev/null
+
+# --- Records compressed, records of an older scan (no "record" key), bad lines. ---
+gzip -c "$scratch/job16-straggler-hang.jsonl" >"$scratch/straggler.jsonl.gz"
+"$faultline" diagnose --fail-on never --format json --events "$scratch/straggler.jsonl.gz" \
+  >"$scratch/gz.json"
+check "gzip'd records" cmp -s <(jq .diagnoses "$scratch/gz.json") \
+  <(jq .diagnoses "$scratch/job16-straggler-hang.all.json")
+jq -c 'select(.record == "event") | del(.record)' "$scratch/job16-straggler-hang.jsonl" >"$scratch/old.jsonl"
+"$faultline" diagnose --fail-on never --format json --events "$scratch/old.jsonl" >"$scratch/old.json"
+check "events without a record key" jq -e '.diagnoses[0].id == "nccl-rank-behind"' "$scratch/old.json" >/dev/null
+{
+  head -n 3 "$scratch/job64-xid95.jsonl"
+  echo 'not json'
+  echo '{"record": "event", "signature": "nccl-timeout", "line": "twelve"}'
+  echo '{"record": "state", "gpu": "not a bus id"}'
+  echo '{"record": "a kind from a later version"}'
+  tail -n +4 "$scratch/job64-xid95.jsonl"
+} >"$scratch/bad.jsonl"
+"$faultline" diagnose --format json --events "$scratch/bad.jsonl" >"$scratch/bad.json" 2>"$scratch/bad.err"
+check "bad records: exit 1 (the fault is still found)" test $? = 1
+check "bad records: one warning per bad line, with file and line" test "$(grep -c "bad.jsonl:[4-6]: not a faultline record" "$scratch/bad.err")" = 3
+check "bad records: the rest diagnosed" jq -e '.diagnoses[0].id == "ecc-uncontained"' "$scratch/bad.json" >/dev/null
+printf 'garbage\n' >"$scratch/garbage.jsonl"
+"$faultline" diagnose --events "$scratch/garbage.jsonl" >/dev/null 2>"$scratch/garbage.err"
+check "no record at all: exit 2" test $? = 2
+
+finish
