@@ -35,6 +35,7 @@ struct Options {
   std::string color = "auto";
   std::string max_bytes;  // --max-bytes SIZE, "" for the default
   std::string hostname;   // --hostname: the host of lines that name none
+  std::string tz;         // --tz ZONE
   double clock_skew = 5;  // --clock-skew SECONDS
   bool events = false;    // diagnose --events: the paths hold `faultline scan` records
   bool verbose = false;
@@ -146,6 +147,13 @@ std::optional<int> run_analysis(Options& options, Catalog* catalog, Analysis* an
     analyze.max_bytes = *size;
   }
   analyze.host = options.hostname;
+  if (!options.tz.empty()) {
+    analyze.tz = faultline::TimeZone::Parse(options.tz);
+    if (!analyze.tz) {
+      return fail("--tz: '" + options.tz +
+                  "' is not a time zone (UTC, +02:00, or a tz database name like Europe/Berlin)");
+    }
+  }
   analyze.clock_skew_seconds = options.clock_skew;
   ProgressLine progress;
   analyze.progress = progress.Callback();
@@ -322,6 +330,9 @@ void add_input_options(CLI::App* command, Options* options) {
   command->add_option("--hostname", options->hostname,
                       "The host of lines that name none (default: the input's own, else its "
                       "sub-folder of a folder argument)");
+  command->add_option("--tz", options->tz,
+                      "The time zone of times that name none (dmesg -T, syslog): UTC, +02:00, "
+                      "Europe/Berlin");
   add_signatures_option(command, options);
 }
 

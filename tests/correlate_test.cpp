@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "correlate/stragglers.h"
 #include "diagnose/analysis.h"
 
 using namespace faultline;
@@ -74,4 +75,164 @@ TEST_CASE("one GPU's uncontained ECC error, its rank's CUDA error, the other ran
   CHECK(timeout->role == "collateral");
   CHECK(timeout->caused_by == ecc->position);
   CHECK(timeout->ranks == std::vector<int>{9});
+}
+
+namespace {
+
+// A job's logs in a temporary folder: one sub-folder per node.
+class JobFolder {
+ public:
+  JobFolder() {
+    path_ = fs::temp_directory_path() / ("faultline-job-" + std::to_string(getpid()) + "-" +
+                                         std::to_string(reinterpret_cast<uintptr_t>(this)));
+    fs::create_directories(path_);
+  }
+  ~JobFolder() { fs::remove_all(path_); }
+  JobFolder(const JobFolder&) = delete;
+  JobFolder& operator=(const JobFolder&) = delete;
+
+  void Write(const std::string& name, const std::string& text) {
+    fs::create_directories((path_ / name).parent_path());
+    std::ofstream(path_ / name) << text;
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+const std::string kXid95At2215 =
+    "Jan 14 22:15:17 node-a kernel: [2437042.862382] NVRM: Xid (PCI:0000:4e:00): 95, pid=7062, "
+    "name=python, Uncontained: FBHUB. RST: Yes, D-RST: No\n";
+
+std::string timeout_at(const std::string& hhmmss, int rank) {
+  const std::string r = std::to_string(rank);
+  return "[rank" + r + "]:[E114 " + hhmmss + ".903881913 ProcessGroupNCCL.cpp:616] [Rank " + r +
+         "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, "
+         "NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran for 600020 milliseconds "
+         "before timing out.\n";
+}
+
+std::string timeout_role(const std::string& hhmmss, double clock_skew) {
+  JobFolder job;
+  job.Write("node-a/kern.log", kXid95At2215);
+  job.Write("node-b/rank9.log", timeout_at(hhmmss, 9));
+  const Analysis analysis = analyze({job.path()}, catalog(), {.clock_skew_seconds = clock_skew});
+  const Diagnosis* timeout = find(analysis, "nccl-timeout");
+  REQUIRE(timeout);
+  return timeout->role;
+}
+
+}  // namespace
+
+TEST_CASE("a cause cannot come after its symptom, beyond the clocks' skew") {
+  CHECK(timeout_role("22:25:17", 5) == "collateral");  // ten minutes later: the usual timeout
+  CHECK(timeout_role("22:10:00", 5) != "collateral");  // five minutes before the Xid
+  CHECK(timeout_role("22:15:14", 5) == "collateral");  // 3 s before: within the skew
+  CHECK(timeout_role("22:15:14", 0) != "collateral");
+  // Three hours later is past what an NCCL timeout waits (symptom_within_s of the class).
+  CHECK(timeout_role("01:15:17", 5) != "collateral");
+}
+
+TEST_CASE("a rank tagged only by its node-local rank is tied to its global rank and GPU") {
+  JobFolder job;
+  job.Write("node-a/train.log",
+            "[default3]:node-a:2231:2290 [3] NCCL INFO ncclCommInitRank comm 0x5581e0a0c290 rank "
+            "11 nranks 16 cudaDev 3 nvmlDev 3 busId 4e000 commId 0x9c1b2a3d4e5f6071 - Init "
+            "COMPLETE\n"
+            // A sub-communicator's line numbers its ranks its own way: not the job's rank.
+            "[default5]:node-a:2233:2292 [5] NCCL INFO ncclCommSplit comm 0x5581e0a0d000 rank 3 "
+            "nranks 4 cudaDev 5 nvmlDev 5 busId 9a000 parent 0x5581e0a0c290 color 1 key 3 - Init "
+            "COMPLETE\n"
+            "[default3]:RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
+  const Analysis analysis = analyze({job.path()}, catalog());
+  const Diagnosis* cuda = find(analysis, "cuda-ecc-error");
+  REQUIRE(cuda);
+  CHECK(cuda->ranks == std::vector<int>{11});
+  CHECK(cuda->gpu.pci == "0000:4e:00.0");
+  CHECK(cuda->host == "node-a");
+  // No kernel log of node-a was given: that is what is missing, with the command.
+  REQUIRE(cuda->missing.size() == 1);
+  CHECK(cuda->missing[0].find("No kernel log of node-a") != std::string::npos);
+  CHECK(cuda->missing[0].find("journalctl -k") != std::string::npos);
+  CHECK(cuda->missing[0].find("rank 11") != std::string::npos);
+}
+
+TEST_CASE("a file's own host names its lines, not the folder it was collected into") {
+  JobFolder job;
+  job.Write("collected-7/train.log",
+            "gpu-node-7:2231:2290 [0] NCCL INFO ncclCommInitRank comm 0x5581e0a0c290 rank 0 "
+            "nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x9c1b2a3d4e5f6071 - Init COMPLETE\n"
+            "[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered\n");
+  const Analysis analysis = analyze({job.path()}, catalog());
+  REQUIRE(analysis.inputs.size() == 1);
+  CHECK(analysis.inputs[0].host == "gpu-node-7");
+  const Diagnosis* cuda = find(analysis, "cuda-illegal-address");
+  REQUIRE(cuda);
+  CHECK(cuda->host == "gpu-node-7");
+  CHECK(cuda->gpu.pci == "0000:18:00.0");
+  // --hostname names lines that name none, and still yields to the file's own host.
+  const Analysis named = analyze({job.path()}, catalog(), {.host = "other"});
+  CHECK(named.inputs[0].host == "gpu-node-7");
+}
+
+TEST_CASE("the rank the others waited for: behind in its enqueued works, or silent") {
+  const auto work = [](int rank, int enqueued) {
+    Event event;
+    event.signature = "nccl-watchdog-work";
+    event.host = rank < 8 ? "node-a" : "node-b";
+    event.rank = rank;
+    event.fields = {{"pg", "PG ID 0 PG GUID 0(default_pg)"},
+                    {"last_enqueued", std::to_string(enqueued)}};
+    event.evidence.line = 100 + static_cast<uint64_t>(rank);
+    return event;
+  };
+  std::vector<Event> events;
+  for (int rank = 0; rank < 16; ++rank) events.push_back(work(rank, rank == 6 ? 5120 : 5122));
+  std::vector<Event> found = find_stragglers(events);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].signature == kRankBehindSignature);
+  CHECK(found[0].rank == 6);
+  CHECK(found[0].evidence.line == 106);
+  CHECK(found[0].fields.at("suspect") == "rank 6");
+  CHECK(found[0].fields.at("last_enqueued") == "5120");
+  CHECK(found[0].fields.at("others_enqueued") == "5122");
+
+  // Half the job behind the other half names nobody.
+  events.clear();
+  for (int rank = 0; rank < 16; ++rank) events.push_back(work(rank, rank < 8 ? 5120 : 5122));
+  CHECK(find_stragglers(events).empty());
+
+  // Silent: 16 ranks by NCCL's init lines, 12 time out, node-b's ranks 12-15 say nothing.
+  events.clear();
+  for (int rank = 0; rank < 16; ++rank) {
+    Event init;
+    init.signature = "nccl-init-rank";
+    init.host = rank < 12 ? "node-a" : "node-b";
+    init.rank = rank;
+    init.fields = {{"nranks", "16"}};
+    events.push_back(init);
+    if (rank < 12) {
+      Event timeout;
+      timeout.signature = "nccl-timeout";
+      timeout.host = init.host;
+      timeout.rank = rank;
+      timeout.evidence.time = Timestamp::Absolute(1000.0 + rank, std::nullopt);
+      timeout.evidence.line = 200 + static_cast<uint64_t>(rank);
+      events.push_back(timeout);
+    }
+  }
+  found = find_stragglers(events);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].host == "node-b");
+  CHECK_FALSE(found[0].rank);
+  CHECK(found[0].fields.at("suspect") == "ranks 12-15 on node-b");
+  CHECK(found[0].evidence.line == 200);  // the first timeout, when the silence showed
+  CHECK(found[0].fields.at("timed_out") == "12");
+
+  // Ranks whose output is not there are not silent: their logs are missing.
+  std::erase_if(events, [](const Event& e) {
+    return e.signature == "nccl-init-rank" && e.rank && *e.rank >= 12;
+  });
+  CHECK(find_stragglers(events).empty());
 }

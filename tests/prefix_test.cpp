@@ -2,9 +2,12 @@
 
 #include <doctest/doctest.h>
 
+#include "sniff/timezone.h"
+
 using faultline::find_year;
 using faultline::parse_prefix;
 using faultline::Timestamp;
+using faultline::TimeZone;
 using faultline::unix_seconds;
 
 TEST_CASE("unix_seconds") {
@@ -104,4 +107,28 @@ TEST_CASE("NCCL's host:pid:tid prefix names the host") {
   // The syslog envelope's host wins.
   CHECK(parse_prefix("Mar  5 10:12:33 node-a python[12]: node-b:1:2 [0] ", 2026).host == "node-a");
   CHECK(parse_prefix("ERROR 12:30:01 [3] ", 2026).host.empty());
+}
+
+TEST_CASE("--tz: fixed offsets and tz database names place wall-clock times") {
+  const Timestamp summer = Timestamp::Absolute(unix_seconds(2026, 7, 1, 12, 0, 0), std::nullopt);
+  const Timestamp winter = Timestamp::Absolute(unix_seconds(2026, 12, 2, 14, 7, 31), std::nullopt);
+  auto fixed = TimeZone::Parse("+05:30");
+  REQUIRE(fixed);
+  CHECK(fixed->Apply(summer).iso() == "2026-07-01T12:00:00+05:30");
+  CHECK(fixed->Apply(summer).seconds == doctest::Approx(summer.seconds - 330 * 60));
+  CHECK(TimeZone::Parse("UTC")->Apply(winter).iso() == "2026-12-02T14:07:31+00:00");
+  CHECK(TimeZone::Parse("-0800")->Apply(winter).iso() == "2026-12-02T14:07:31-08:00");
+  // Times that name their zone, and boot-relative ones, are left alone.
+  const Timestamp zoned = Timestamp::Absolute(summer.seconds, 120);
+  CHECK(fixed->Apply(zoned).iso() == zoned.iso());
+  CHECK(fixed->Apply(Timestamp::BootRelative(12.5)).iso() == "+12.500000s");
+  // A named zone follows its summer time (needs Debian's tzdata).
+  auto berlin = TimeZone::Parse("Europe/Berlin");
+  REQUIRE(berlin);
+  CHECK(berlin->Apply(summer).iso() == "2026-07-01T12:00:00+02:00");
+  CHECK(berlin->Apply(winter).iso() == "2026-12-02T14:07:31+01:00");
+  for (const char* bad : {"", "Mars/Olympus", "../../etc/passwd", "/etc/passwd", "+25:00", "+1:2:3",
+                          "Europe/Berlin; rm"}) {
+    CHECK_MESSAGE(!TimeZone::Parse(bad), bad);
+  }
 }

@@ -88,16 +88,15 @@ void find_silent(const std::vector<const Event*>& timeouts, const std::vector<Ev
     if (*event->rank >= 0 && *event->rank < world) timed_out.insert(*event->rank);
   }
   const auto count = static_cast<long long>(timed_out.size());
-  // Most of the job timed out, and an eighth of it at most is silent: otherwise the logs of
-  // the silent ranks are more likely missing than the ranks themselves at fault.
-  if (world < 2 || count * 2 < world || (world - count) * 8 > std::max(world, 8LL)) return;
+  if (world < 2 || count * 2 <= world) return;  // most of the job must have timed out
+  // Only ranks whose own output was read (their init line is there) can be called silent: of
+  // the others, the logs are missing, not the timeouts.
   std::set<int> silent;
   std::set<std::string> hosts;
-  for (int rank = 0; rank < world; ++rank) {
-    if (timed_out.contains(rank)) continue;
+  for (const auto& [rank, host] : host_of) {
+    if (rank < 0 || rank >= world || timed_out.contains(rank)) continue;
     silent.insert(rank);
-    auto host = host_of.find(rank);
-    hosts.insert(host == host_of.end() ? "" : host->second);
+    hosts.insert(host);
   }
   if (silent.empty()) return;
   const Event* first = *std::min_element(timeouts.begin(), timeouts.end(), [](auto a, auto b) {

@@ -129,6 +129,14 @@ void align_boot_times(Analysis* analysis) {
 void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* analysis) {
   settle_assumed_years(analysis);
   align_boot_times(analysis);
+  if (options.tz) {
+    for (Event& event : analysis->events)
+      event.evidence.time = options.tz->Apply(event.evidence.time);
+    for (GpuState& state : analysis->states) {
+      state.time = options.tz->Apply(state.time);
+      state.source.time = options.tz->Apply(state.source.time);
+    }
+  }
   // Derived from every rank's lines together: made afresh from what this run has (records
   // from one node carry that node's guess).
   std::erase_if(analysis->events,

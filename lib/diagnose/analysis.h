@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "diagnose/diagnose.h"
 #include "extract/scan.h"
 #include "extract/signatures.h"
+#include "sniff/timezone.h"
 
 namespace faultline {
 
@@ -45,6 +47,9 @@ struct AnalyzeOptions {
   // How far the clocks of two hosts may disagree: a cause seen up to this long after its
   // symptom still counts as before it.
   double clock_skew_seconds = 5;
+  // The zone of wall-clock times that name none (dmesg -T, syslog); unset: they stay wall-clock
+  // times, compared with each other as they read.
+  std::optional<TimeZone> tz;
   // Called once 64 MiB more have been read or 0.25 s has passed since it was last called.
   Progress progress;
 };
