@@ -236,3 +236,21 @@ TEST_CASE("the rank the others waited for: behind in its enqueued works, or sile
   });
   CHECK(find_stragglers(events).empty());
 }
+
+TEST_CASE(
+    "Lightning's LOCAL_RANK / CUDA_VISIBLE_DEVICES line and a dump's index tie a rank to a GPU") {
+  JobFolder job;
+  job.Write("node-a/gpus.csv",
+            "index, pci.bus_id, serial\n"
+            "0, 00000000:18:00.0, 1652960339001\n"
+            "1, 00000000:2A:00.0, 1652960339002\n");
+  job.Write("node-a/rank1.log",
+            "LOCAL_RANK: 1 - CUDA_VISIBLE_DEVICES: [0, 1]\n"
+            "RuntimeError: CUDA error: an illegal memory access was encountered\n");
+  const Analysis analysis = analyze({job.path()}, catalog());
+  const Diagnosis* cuda = find(analysis, "cuda-illegal-address");
+  REQUIRE(cuda);
+  CHECK(cuda->gpu.pci == "0000:2a:00.0");  // the second visible device, for local rank 1
+  CHECK(cuda->gpu.serial == "1652960339002");
+  CHECK(cuda->ranks == std::vector<int>{1});
+}

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace faultline {
 namespace {
@@ -17,6 +18,12 @@ void merge_identity(const GpuRef& from, GpuRef* into) {
   if (into->product.empty()) into->product = from.product;
 }
 
+// NCCL cuts host names at the first dot; syslog may not. Compare the short names.
+std::string host_key(const std::string& host) {
+  const bool address = !host.empty() && host.find_first_not_of("0123456789.") == std::string::npos;
+  return address ? host : host.substr(0, host.find('.'));
+}
+
 class GpuTable {
  public:
   explicit GpuTable(Correlation* out) : out_(out) {}
@@ -24,6 +31,19 @@ class GpuTable {
   // Hosts that have seen each PCI address; used to place host-less items.
   void NoteHost(const std::string& pci, const std::string& host) {
     if (!pci.empty() && !host.empty()) hosts_of_[pci].insert(host);
+  }
+
+  // Where a dump states both, which PCI address the GPU with `index` on `host` has.
+  void NoteIndex(const GpuState& state) {
+    if (state.gpu.index && !state.gpu.pci.empty()) {
+      pci_of_index_[std::make_pair(host_key(state.host), *state.gpu.index)] = state.gpu.pci;
+    }
+  }
+
+  std::string PciOfIndex(const std::string& host, std::optional<int> index) const {
+    if (!index) return "";
+    auto it = pci_of_index_.find(std::make_pair(host_key(host), *index));
+    return it == pci_of_index_.end() ? "" : it->second;
   }
 
   // The merged identity of a GPU already seen, if any.
@@ -55,13 +75,8 @@ class GpuTable {
   Correlation* out_;
   std::map<std::string, std::set<std::string>> hosts_of_;
   std::map<std::pair<std::string, std::string>, size_t> index_;
+  std::map<std::pair<std::string, int>, std::string> pci_of_index_;
 };
-
-// NCCL cuts host names at the first dot; syslog may not. Compare the short names.
-std::string host_key(const std::string& host) {
-  const bool address = !host.empty() && host.find_first_not_of("0123456789.") == std::string::npos;
-  return address ? host : host.substr(0, host.find('.'));
-}
 
 // Which GPU each rank ran on, from identity events that name both (NCCL's init line).
 class RankGpus {
@@ -72,8 +87,10 @@ class RankGpus {
     uint64_t world = 0;
     for (const Event& event : events) world = std::max(world, nranks(event));
     for (const Event& event : events) {
-      if (!event.rank || event.gpu.pci.empty() || nranks(event) != world) continue;
+      if (!event.rank || (event.fields.contains("nranks") && nranks(event) != world)) continue;
       GpuRef gpu = event.gpu;
+      if (gpu.pci.empty()) gpu.pci = table.PciOfIndex(event.host, visible_device(event));
+      if (gpu.pci.empty()) continue;
       if (const GpuRef* known = table.Identity(event.host, gpu.pci)) gpu = *known;
       RankLink link{*event.rank, event.host, gpu,
                     "rank " + std::to_string(*event.rank) +
@@ -119,6 +136,22 @@ class RankGpus {
     return it == event.fields.end() ? 0 : std::strtoull(it->second.c_str(), nullptr, 10);
   }
 
+  // The GPU index a rank used by a line that lists its process's visible devices and its local
+  // rank ("LOCAL_RANK: 3 - CUDA_VISIBLE_DEVICES: [0,1,2,3]": device 3), else the one it names.
+  static std::optional<int> visible_device(const Event& event) {
+    auto local = event.fields.find("local_rank");
+    auto visible = event.fields.find("visible_devices");
+    if (local == event.fields.end() || visible == event.fields.end()) return event.gpu.index;
+    std::vector<int> devices;
+    std::istringstream list(visible->second);  // "0, 1, 2, 3"
+    for (std::string item; std::getline(list, item, ',');) {
+      devices.push_back(std::atoi(item.c_str()));
+    }
+    const int position = std::atoi(local->second.c_str());
+    if (position < 0 || position >= static_cast<int>(devices.size())) return std::nullopt;
+    return devices[static_cast<size_t>(position)];
+  }
+
   std::map<int, std::map<std::string, RankLink>> by_rank_;
   std::map<std::pair<std::string, std::string>, RankLink> by_local_rank_;  // (host, local rank)
 };
@@ -134,7 +167,10 @@ Correlation correlate(const std::vector<Event>& events, const std::vector<GpuSta
   Correlation out;
   GpuTable table(&out);
   for (const Event& event : events) table.NoteHost(event.gpu.pci, event.host);
-  for (const GpuState& state : states) table.NoteHost(state.gpu.pci, state.host);
+  for (const GpuState& state : states) {
+    table.NoteHost(state.gpu.pci, state.host);
+    table.NoteIndex(state);
+  }
 
   const auto is_identity = [&](const Event& event) {
     return std::find(identity_signatures.begin(), identity_signatures.end(), event.signature) !=
