@@ -326,7 +326,7 @@ void add_signatures_option(CLI::App* command, Options* options) {
 void add_input_options(CLI::App* command, Options* options) {
   command->add_option("paths", options->paths, "Log files, folders, or - for standard input");
   command->add_option("--max-bytes", options->max_bytes,
-                      "Stop reading an input after this much text (K, M, G suffixes; default 16G)");
+                      "Stop reading an input after this much text (K, M, G suffixes; default 4G)");
   command->add_option("--hostname", options->hostname,
                       "The host of lines that name none (default: the input's own, else its "
                       "sub-folder of a folder argument)");

@@ -13,7 +13,7 @@ namespace faultline {
 inline constexpr size_t kMaxLineBytes = size_t{64} * 1024;
 
 // Decompressed text read from one input before reading it stops (--max-bytes).
-inline constexpr uint64_t kDefaultMaxBytes = uint64_t{16} << 30;
+inline constexpr uint64_t kDefaultMaxBytes = uint64_t{4} << 30;
 
 struct Line {
   std::string_view text;  // without its terminator ("\n" or "\r\n"); valid until the next read
