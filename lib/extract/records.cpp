@@ -153,7 +153,7 @@ bool read_state(const json& object, Records* records, std::string* error) {
     for (const auto& [name, where] : it->items()) {
       if (!where.is_array() || where.size() != 2 || !where[0].is_number_unsigned() ||
           !where[1].is_string()) {
-        *error = "\"field_lines\" holds [line, \"text\"] pairs";
+        *error = R"("field_lines" holds [line, "text"] pairs)";
         return false;
       }
       state.field_lines[name] = {where[0].get<uint64_t>(), where[1].get<std::string>()};
