@@ -1,6 +1,13 @@
 #include "extract/screen.h"
 
 #include <doctest/doctest.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <random>
+
+#include "diagnose/analysis.h"
 
 using faultline::LiteralScreen;
 
@@ -27,4 +34,65 @@ TEST_CASE("a pattern without a required literal turns the screen off") {
   screen.Build({"NVRM: Xid", R"(\d+:\d+)"});
   CHECK(screen.literals() == 0);
   CHECK(screen.MayMatch("anything at all"));
+}
+
+// The screen may pass lines no signature matches, but must never stop one that some signature
+// does: checked on every example line of the catalog, moved to every offset of a vector block,
+// cut, recased and with bytes replaced.
+TEST_CASE("the screen never stops a line that a signature of the catalog matches") {
+  faultline::Catalog catalog;
+  std::string error;
+  REQUIRE_MESSAGE(faultline::load_catalog({}, &catalog, &error), error);
+  const auto& signatures = catalog.signatures->signatures();
+  const LiteralScreen& screen = catalog.signatures->screen();
+  REQUIRE(screen.literals() > 0);
+  const auto any_matches = [&](const std::string& line) {
+    return std::any_of(signatures.begin(), signatures.end(), [&](const auto& signature) {
+      return RE2::PartialMatch(line, *signature->regex);
+    });
+  };
+  std::mt19937 random(8);
+  const auto pick = [&](size_t n) {
+    return std::uniform_int_distribution<size_t>(0, n - 1)(random);
+  };
+  const std::string printable =
+      " !\"#$%&'()*+,-./"
+      "0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
+  size_t checked = 0;
+  for (const auto& signature : signatures) {
+    for (const auto& example : signature->must_match) {
+      std::vector<std::string> lines;
+      for (size_t shift = 0; shift <= 70; ++shift) {
+        lines.push_back(std::string(shift, 'k') + example.line + std::string(pick(40), 'k'));
+      }
+      for (int i = 0; i < 40; ++i) {
+        std::string line = example.line;
+        switch (i % 4) {
+          case 0:
+            line = line.substr(pick(line.size() + 1));
+            break;
+          case 1:
+            line.resize(pick(line.size() + 1));
+            break;
+          case 2:
+            for (char& c : line) {
+              if (pick(2) == 0) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            }
+            break;
+          default:
+            for (int k = 0; k < 3 && !line.empty(); ++k) {
+              line[pick(line.size())] = printable[pick(printable.size())];
+            }
+        }
+        lines.push_back(std::move(line));
+      }
+      for (const std::string& line : lines) {
+        if (!any_matches(line)) continue;
+        CAPTURE(line);
+        CHECK(screen.MayMatch(line));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 1000);
 }

@@ -2,6 +2,7 @@
 // cannot match without?
 #pragma once
 
+#include <array>
 #include <bitset>
 #include <cstdint>
 #include <string>
@@ -28,15 +29,19 @@ class LiteralScreen {
 
   struct Literal {
     std::string text;  // lowercase
-    size_t gram_at;    // where its hashed three bytes start
+    size_t anchor;     // where its anchor, kGram bytes chosen to be rare in logs, starts
   };
 
-  static uint32_t Hash(unsigned char a, unsigned char b, unsigned char c);
-  bool Confirm(std::string_view line, size_t gram_start, uint32_t hash) const;
+  // Whether some literal whose anchor starts at line[at] is in the line.
+  bool Confirm(std::string_view line, size_t at) const;
 
   std::vector<Literal> literals_;
-  std::vector<std::pair<uint32_t, size_t>> by_hash_;  // (gram hash, literal), sorted
-  std::bitset<1 << 16> grams_;                        // the gram hashes, for the fast pass
+  std::vector<std::pair<uint32_t, size_t>> by_anchor_;  // (hash of anchor, literal), sorted
+  std::bitset<1 << 16> anchors_;                        // the anchors' hashes
+  // For each byte k of an anchor, the bytes (either case) found there, as a nibble table: entry
+  // L has bit H set if byte 0xHL belongs to the set. A vector pass tests 32 positions at once.
+  std::array<std::array<uint8_t, 16>, kGram> anchor_bytes_{};
+  bool vector_pass_ = false;  // the CPU has AVX2
 };
 
 }  // namespace faultline
