@@ -2,10 +2,14 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
+#include <vector>
 
+#include "correlate/trailing_window.h"
 #include "extract/metrics.h"
 
 using namespace faultline;
@@ -316,4 +320,35 @@ TEST_CASE("the first points of a segment are warm-up") {
     series.Add(p);
   }
   CHECK(detect_anomalies(series).empty());
+}
+
+TEST_CASE("the trailing window's median and MAD equal a selection over a copy of the window") {
+  const auto naive_median = [](std::vector<double> values) {
+    const auto middle = values.begin() + static_cast<long>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    return *middle;
+  };
+  std::mt19937 random(8);
+  for (size_t capacity : {1, 2, 3, 7, 100}) {
+    for (int series = 0; series < 20; ++series) {
+      faultline::correlate_internal::TrailingWindow window(capacity);
+      std::vector<double> history;
+      // Few distinct values in some series, so that ties are common.
+      std::uniform_int_distribution<int> coarse(0, series % 2 == 0 ? 5 : 1000000);
+      std::normal_distribution<double> noise(0, series % 3 == 0 ? 1e-9 : 3);
+      for (int i = 0; i < 400; ++i) {
+        const double value = coarse(random) + (series % 4 == 1 ? noise(random) : 0);
+        window.Push(value);
+        history.push_back(value);
+        const size_t from = history.size() > capacity ? history.size() - capacity : 0;
+        const std::vector<double> copy(history.begin() + static_cast<long>(from), history.end());
+        const double median = naive_median(copy);
+        std::vector<double> deviations;
+        for (double v : copy) deviations.push_back(std::fabs(v - median));
+        REQUIRE(window.size() == copy.size());
+        CHECK(window.Median() == median);
+        CHECK(window.MedianAbsoluteDeviation() == naive_median(deviations));
+      }
+    }
+  }
 }

@@ -8,6 +8,8 @@
 #include <map>
 #include <string_view>
 
+#include "correlate/trailing_window.h"
+
 namespace faultline {
 namespace {
 
@@ -26,6 +28,8 @@ constexpr size_t kDivergenceBlocks = 4;
 constexpr double kDivergenceRise = 1.2;
 constexpr double kStallFactor = 5;
 constexpr size_t kStallMinHistory = 10;
+// A window that holds less than its capacity holds the whole history.
+static_assert(kMinHistory <= kWindow && kStallMinHistory <= kWindow);
 constexpr double kSilenceMinSeconds = 300;
 constexpr size_t kSilenceMinGaps = 5;
 constexpr uint64_t kSkippedRunMin = 3;
@@ -33,27 +37,13 @@ constexpr size_t kResumeSettleMin = 10;
 // Events of one kind kept per series; later ones are counted in the last kept.
 constexpr size_t kMaxEventsPerKind = 50;
 
+using correlate_internal::TrailingWindow;
 using Points = std::vector<MetricPoint>;
 
 double median(std::vector<double> values) {
   const auto middle = values.begin() + static_cast<long>(values.size() / 2);
   std::nth_element(values.begin(), middle, values.end());
   return *middle;
-}
-
-struct Robust {
-  double median = 0;
-  double mad = 0;
-};
-
-Robust robust(const std::vector<double>& values) {
-  Robust out;
-  out.median = median(values);
-  std::vector<double> deviations;
-  deviations.reserve(values.size());
-  for (double v : values) deviations.push_back(std::fabs(v - out.median));
-  out.mad = median(std::move(deviations));
-  return out;
 }
 
 std::string number(double value) {
@@ -200,17 +190,16 @@ class SpikeScorer {
     SpikeScore score;
     if (!p.has(MetricPoint::kLoss) || !std::isfinite(p.loss)) return score;
     const double x = Transform(p.loss);
-    if (history_.size() >= kMinHistory) {
-      const size_t from = history_.size() > kWindow ? history_.size() - kWindow : 0;
-      window_.assign(history_.begin() + static_cast<long>(from), history_.end());
-      const Robust r = robust(window_);
-      const double mad = std::max(r.mad, use_log_ ? kMinLogMad : kMinLogMad * std::fabs(r.median));
-      score.z = (x - r.median) / (kMadToSigma * mad);
-      score.baseline = use_log_ ? std::exp(r.median) : r.median;
+    if (window_.size() >= kMinHistory) {
+      const double median = window_.Median();
+      const double mad = std::max(window_.MedianAbsoluteDeviation(),
+                                  use_log_ ? kMinLogMad : kMinLogMad * std::fabs(median));
+      score.z = (x - median) / (kMadToSigma * mad);
+      score.baseline = use_log_ ? std::exp(median) : median;
       score.ratio = score.baseline > 0 ? p.loss / score.baseline : 0;
       score.megatron_rule = max_loss_ > 0 && p.loss > kMegatronSpikeFactor * max_loss_;
     }
-    history_.push_back(x);
+    window_.Push(x);
     max_loss_ = std::max(max_loss_, static_cast<double>(p.loss));
     return score;
   }
@@ -220,8 +209,7 @@ class SpikeScorer {
 
   const Points& points_;
   bool use_log_ = true;
-  std::vector<double> history_;
-  std::vector<double> window_;
+  TrailingWindow window_{kWindow};  // the finite losses before the point scored
   double max_loss_ = 0;
 };
 
@@ -333,16 +321,15 @@ void detect_slow_steps(const Series& series, Emitter* emit) {
   const Points& p = series.points();
   std::vector<double> ratio(p.size(), 0);
   std::vector<double> base(p.size(), 0);
-  std::vector<double> history;
+  TrailingWindow history(kWindow);
   for (size_t i = 0; i < p.size(); ++i) {
     const double s = slowness(p[i]);
     if (s <= 0) continue;
     if (history.size() >= kStallMinHistory) {
-      const size_t from = history.size() > kWindow ? history.size() - kWindow : 0;
-      base[i] = median({history.begin() + static_cast<long>(from), history.end()});
+      base[i] = history.Median();
       ratio[i] = s / base[i];
     }
-    history.push_back(s);
+    history.Push(s);
   }
   for_each_run(
       p, exclusion(series), [&](size_t i) { return ratio[i] >= kStallFactor; },
