@@ -1,5 +1,7 @@
 #include "extract/state_csv.h"
 
+#include <string.h>
+
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -91,7 +93,12 @@ std::optional<std::string_view> OptionValue(std::string_view line, std::string_v
 // The fields a pasted `nvidia-smi --query-...=FIELDS --format=csv,noheader` command asks for:
 // its output has no header to name them.
 std::optional<std::vector<std::string>> CommandColumns(std::string_view line) {
-  if (line.find("nvidia-smi") == std::string_view::npos) return std::nullopt;
+  // Every line of every input comes here: glibc's memmem is several times faster than
+  // string_view::find, which stops at each 'n'.
+  constexpr std::string_view kCommand = "nvidia-smi";
+  if (memmem(line.data(), line.size(), kCommand.data(), kCommand.size()) == nullptr) {
+    return std::nullopt;
+  }
   const std::optional<std::string_view> query = OptionValue(line, "--query-");
   const std::optional<std::string_view> format = OptionValue(line, "--format=");
   if (!query || !format || format->find("csv") == std::string_view::npos ||
