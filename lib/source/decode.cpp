@@ -17,9 +17,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <system_error>
+#include <thread>
 #include <utility>
+#include <vector>
 
 namespace faultline::source_internal {
 namespace {
@@ -281,6 +286,97 @@ class ZstdDecoder final : public Decoder {
   ZSTD_DStream* stream_ = nullptr;
 };
 
+// The producer side fills whole chunks; the consumer copies out of the oldest full one. Error
+// and end pass from the producer with the last chunk, under the mutex.
+class ReadAheadStream final : public ByteStream {
+ public:
+  explicit ReadAheadStream(std::unique_ptr<ByteStream> stream) : stream_(std::move(stream)) {
+    for (size_t i = 0; i < kChunks; ++i) free_.emplace_back();
+    thread_ = std::thread([this] { Produce(); });
+  }
+  ~ReadAheadStream() override {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  ReadAheadStream(const ReadAheadStream&) = delete;
+  ReadAheadStream& operator=(const ReadAheadStream&) = delete;
+
+  size_t Read(char* data, size_t size) override {
+    if (taken_ == current_.size()) {
+      std::unique_lock lock(mutex_);
+      if (!current_.empty()) free_.push_back(std::move(current_));
+      current_.clear();
+      taken_ = 0;
+      changed_.notify_all();
+      changed_.wait(lock, [this] { return !full_.empty() || finished_; });
+      if (full_.empty()) {
+        error_ = producer_error_;
+        return 0;
+      }
+      current_ = std::move(full_.front());
+      full_.pop_front();
+    }
+    const size_t n = std::min(size, current_.size() - taken_);
+    std::memcpy(data, current_.data() + taken_, n);
+    taken_ += n;
+    return n;
+  }
+  const std::string& error() const override { return error_; }
+
+ private:
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+  static constexpr size_t kChunks = 4;
+
+  void Produce() {
+    while (true) {
+      std::vector<char> chunk;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [this] { return !free_.empty() || stopping_; });
+        if (stopping_) return;
+        chunk = std::move(free_.back());
+        free_.pop_back();
+      }
+      chunk.resize(kChunkBytes);
+      size_t filled = 0;
+      while (filled < chunk.size()) {
+        const size_t got = stream_->Read(chunk.data() + filled, chunk.size() - filled);
+        if (got == 0) break;
+        filled += got;
+      }
+      chunk.resize(filled);
+      const bool end = filled < kChunkBytes;
+      {
+        std::lock_guard lock(mutex_);
+        if (filled > 0) full_.push_back(std::move(chunk));
+        if (end) {
+          producer_error_ = stream_->error();
+          finished_ = true;
+        }
+      }
+      changed_.notify_all();
+      if (end) return;
+    }
+  }
+
+  std::unique_ptr<ByteStream> stream_;  // used by the producer thread only
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::vector<char>> full_;  // decoded, oldest first
+  std::vector<std::vector<char>> free_;
+  bool finished_ = false;
+  bool stopping_ = false;
+  std::string producer_error_;
+  std::vector<char> current_;  // the consumer's chunk
+  size_t taken_ = 0;
+  std::string error_;
+  std::thread thread_;
+};
+
 template <typename D>
 std::unique_ptr<ByteStream> Start(std::unique_ptr<ByteStream> input, std::string* error) {
   auto decoder = std::make_unique<D>(std::move(input));
@@ -292,7 +388,11 @@ std::unique_ptr<ByteStream> Start(std::unique_ptr<ByteStream> input, std::string
 }  // namespace
 
 std::unique_ptr<FileInput> FileInput::Open(const std::string& path, std::string* error) {
-  if (path == "-") return std::unique_ptr<FileInput>(new FileInput(STDIN_FILENO, false));
+  if (path == "-") {
+    struct stat info {};
+    const bool regular = fstat(STDIN_FILENO, &info) == 0 && S_ISREG(info.st_mode);
+    return std::unique_ptr<FileInput>(new FileInput(STDIN_FILENO, false, regular));
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *error = path + ": " + ErrnoMessage(errno);
@@ -305,7 +405,7 @@ std::unique_ptr<FileInput> FileInput::Open(const std::string& path, std::string*
     *error = path + ": " + ErrnoMessage(reason);
     return nullptr;
   }
-  return std::unique_ptr<FileInput>(new FileInput(fd, true));
+  return std::unique_ptr<FileInput>(new FileInput(fd, true, S_ISREG(info.st_mode)));
 }
 
 FileInput::~FileInput() {
@@ -374,6 +474,10 @@ std::string_view CompressionName(Compression compression) {
       break;
   }
   return "none";
+}
+
+std::unique_ptr<ByteStream> ReadAhead(std::unique_ptr<ByteStream> stream) {
+  return std::make_unique<ReadAheadStream>(std::move(stream));
 }
 
 std::unique_ptr<ByteStream> MakeDecoder(Compression compression, std::unique_ptr<ByteStream> input,

@@ -29,15 +29,19 @@ class FileInput final : public ByteStream {
 
   // Up to `size` leading bytes, left to be read again; fewer only at the end of the input.
   std::string_view Peek(size_t size);
+  // A regular file: reading it never waits on another process.
+  bool regular_file() const { return regular_file_; }
   size_t Read(char* data, size_t size) override;
   const std::string& error() const override { return error_; }
 
  private:
-  FileInput(int fd, bool owned) : fd_(fd), owned_(owned) {}
+  FileInput(int fd, bool owned, bool regular_file)
+      : fd_(fd), owned_(owned), regular_file_(regular_file) {}
   size_t ReadFd(char* data, size_t size);
 
   int fd_;
-  bool owned_;        // false for standard input, which is not ours to close
+  bool owned_;  // false for standard input, which is not ours to close
+  bool regular_file_;
   std::string head_;  // peeked bytes not yet read
   std::string error_;
 };
@@ -53,5 +57,10 @@ std::string_view CompressionName(Compression compression);
 // and sets *error (without the path) if the decoder cannot start.
 std::unique_ptr<ByteStream> MakeDecoder(Compression compression, std::unique_ptr<ByteStream> input,
                                         std::string* error);
+
+// Runs `stream` on a thread of its own that reads ahead into a few large buffers, so that
+// decompressing and splitting lines use two cores. Only for streams whose reads never wait on
+// another process (a regular file): the thread is joined when the returned stream is destroyed.
+std::unique_ptr<ByteStream> ReadAhead(std::unique_ptr<ByteStream> stream);
 
 }  // namespace faultline::source_internal
