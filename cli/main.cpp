@@ -10,6 +10,7 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <thread>
 #include <tuple>
 
 #include "diagnose/filter.h"
@@ -36,6 +37,7 @@ struct Options {
   std::string max_bytes;  // --max-bytes SIZE, "" for the default
   std::string hostname;   // --hostname: the host of lines that name none
   std::string tz;         // --tz ZONE
+  size_t jobs = 0;        // --jobs N, 0: one per core
   double clock_skew = 5;  // --clock-skew SECONDS
   bool events = false;    // diagnose --events: the paths hold `faultline scan` records
   bool verbose = false;
@@ -147,6 +149,8 @@ std::optional<int> run_analysis(Options& options, Catalog* catalog, Analysis* an
     analyze.max_bytes = *size;
   }
   analyze.host = options.hostname;
+  analyze.threads =
+      options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
   if (!options.tz.empty()) {
     analyze.tz = faultline::TimeZone::Parse(options.tz);
     if (!analyze.tz) {
@@ -330,6 +334,11 @@ void add_input_options(CLI::App* command, Options* options) {
   command->add_option("--hostname", options->hostname,
                       "The host of lines that name none (default: the input's own, else its "
                       "sub-folder of a folder argument)");
+  command
+      ->add_option("-j,--jobs", options->jobs,
+                   "Inputs read at the same time (default: one per core); the result is the "
+                   "same for any number")
+      ->check(CLI::Range(0, 1024));
   command->add_option("--tz", options->tz,
                       "The time zone of times that name none (dmesg -T, syslog): UTC, +02:00, "
                       "Europe/Berlin");

@@ -74,6 +74,11 @@ for expected in "$samples"/*.expected.json; do
   fi
 done
 
+# --- One thread or many: the same document. ---
+"$faultline" diagnose --format json --fail-on never --jobs 1 "$samples" >"$scratch/jobs1.json" 2>/dev/null
+"$faultline" diagnose --format json --fail-on never --jobs 4 "$samples" >"$scratch/jobs4.json" 2>/dev/null
+check "--jobs 1 and --jobs 4: the same JSON" cmp -s "$scratch/jobs1.json" "$scratch/jobs4.json"
+
 # --- A pasted log on stdin is diagnosed as the same file given by path. ---
 pick=$(ls "$samples"/*/kern.log "$samples"/*/dmesg.txt 2>/dev/null | head -n 1)
 if [[ -n $pick ]]; then

@@ -254,3 +254,26 @@ TEST_CASE(
   CHECK(cuda->gpu.serial == "1652960339002");
   CHECK(cuda->ranks == std::vector<int>{1});
 }
+
+TEST_CASE("inputs read on several threads give what one thread gives") {
+  const std::string job = FAULTLINE_SOURCE_DIR "/samples/job64-xid95";
+  const Analysis one = analyze({job}, catalog(), {.threads = 1});
+  for (const size_t threads : {2, 3, 8}) {
+    const Analysis many = analyze({job}, catalog(), {.threads = threads});
+    REQUIRE(many.inputs.size() == one.inputs.size());
+    for (size_t i = 0; i < one.inputs.size(); ++i) CHECK(many.inputs[i].path == one.inputs[i].path);
+    REQUIRE(many.events.size() == one.events.size());
+    for (size_t i = 0; i < one.events.size(); ++i) {
+      CHECK(many.events[i].evidence.path == one.events[i].evidence.path);
+      CHECK(many.events[i].evidence.line == one.events[i].evidence.line);
+      CHECK(many.events[i].signature == one.events[i].signature);
+    }
+    REQUIRE(many.diagnoses.size() == one.diagnoses.size());
+    for (size_t i = 0; i < one.diagnoses.size(); ++i) {
+      CHECK(many.diagnoses[i].failure->id == one.diagnoses[i].failure->id);
+      CHECK(many.diagnoses[i].ranks == one.diagnoses[i].ranks);
+      CHECK(many.diagnoses[i].evidence.size() == one.diagnoses[i].evidence.size());
+    }
+    CHECK(many.warnings == one.warnings);
+  }
+}

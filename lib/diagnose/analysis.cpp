@@ -8,6 +8,7 @@
 
 #include "correlate/anomaly.h"
 #include "correlate/stragglers.h"
+#include "diagnose/ordered_parallel.h"
 #include "diagnose/progress.h"
 #include "extract/records.h"
 #include "sniff/prefix.h"
@@ -48,17 +49,34 @@ std::vector<std::string> identity_signatures(const SignatureSet& signatures) {
   return ids;
 }
 
-void read_input(const std::string& path, const std::string& host, const Catalog& catalog,
-                uint64_t max_bytes, ProgressTracker* tracker, Analysis* analysis) {
-  std::string error;
-  std::unique_ptr<LineReader> reader = LineReader::Open(path, &error, max_bytes);
-  if (!reader) {
-    analysis->warnings.push_back(error);
+// One input read: what it yielded, or why it could not be opened.
+struct InputOutcome {
+  ScanResult scan;
+  std::string open_error;
+};
+
+// An input to read and the host its lines belong to unless they name their own.
+struct InputJob {
+  std::string path;
+  std::string host;
+};
+
+InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t max_bytes,
+                        ProgressTracker* tracker) {
+  InputOutcome outcome;
+  std::unique_ptr<LineReader> reader = LineReader::Open(job.path, &outcome.open_error, max_bytes);
+  if (!reader) return outcome;
+  if (tracker) reader = tracker->Wrap(std::move(reader));
+  outcome.scan = scan_input(*reader, *catalog.signatures, {job.host, year_for(job.path)});
+  return outcome;
+}
+
+void add_input(InputOutcome outcome, Analysis* analysis) {
+  if (!outcome.open_error.empty()) {
+    analysis->warnings.push_back(std::move(outcome.open_error));
     return;
   }
-  if (tracker) reader = tracker->Wrap(std::move(reader));
-  ScanResult scan = scan_input(*reader, *catalog.signatures, {host, year_for(path)});
-  if (tracker) tracker->Finish(scan.input.bytes);
+  ScanResult& scan = outcome.scan;
   if (!scan.input.error.empty()) analysis->warnings.push_back(scan.input.error);
   if (scan.input.error.empty() || scan.input.lines > 0) ++analysis->readable_inputs;
   for (Event& event : scan.events) analysis->events.push_back(std::move(event));
@@ -170,18 +188,25 @@ bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog,
 Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
                  const AnalyzeOptions& options) {
   Analysis analysis;
-  std::optional<ProgressTracker> tracker;
-  if (options.progress) tracker.emplace(options.progress);
+  std::vector<InputJob> jobs;
   for (const std::string& arg : args) {
     std::error_code ec;
     const bool folder = arg != "-" && fs::is_directory(arg, ec);
-    for (const std::string& path : expand_inputs({arg}, &analysis.warnings)) {
-      const std::string host = !options.host.empty() ? options.host
-                               : folder              ? folder_host(arg, path)
-                                                     : "";
-      read_input(path, host, catalog, options.max_bytes, tracker ? &*tracker : nullptr, &analysis);
+    for (std::string& path : expand_inputs({arg}, &analysis.warnings)) {
+      std::string host = !options.host.empty() ? options.host
+                         : folder              ? folder_host(arg, path)
+                                               : "";
+      jobs.push_back({std::move(path), std::move(host)});
     }
   }
+  std::optional<ProgressTracker> tracker;
+  if (options.progress) tracker.emplace(options.progress);
+  for_each_in_order<InputOutcome>(
+      jobs.size(), options.threads,
+      [&](size_t i) {
+        return read_input(jobs[i], catalog, options.max_bytes, tracker ? &*tracker : nullptr);
+      },
+      [&](size_t, InputOutcome outcome) { add_input(std::move(outcome), &analysis); });
   // Anomalies of the training metrics are events like any other; none names a GPU.
   for (const Series& series : analysis.series) {
     for (Event& event : detect_anomalies(series)) analysis.events.push_back(std::move(event));

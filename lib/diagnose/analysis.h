@@ -52,6 +52,9 @@ struct AnalyzeOptions {
   std::optional<TimeZone> tz;
   // Called once 64 MiB more have been read or 0.25 s has passed since it was last called.
   Progress progress;
+  // Inputs read at the same time (one file per rank, say); the result is the same for any
+  // number. At most twice as many inputs' findings wait in memory to be added in order.
+  size_t threads = 1;
 };
 
 // Reads every input named by `args` (files, folders, "-") and diagnoses them together. An

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "diagnose/analysis.h"
@@ -12,15 +13,14 @@
 namespace faultline {
 
 // Counts the text read across all inputs and calls the callback back at most every 64 MiB or
-// 0.25 s (whichever comes first), so that a progress line costs nothing per line.
+// 0.25 s (whichever comes first), so that a progress line costs nothing per line. Readers on
+// several threads may report to one tracker; the callback is called by one at a time.
 class ProgressTracker {
  public:
   explicit ProgressTracker(const Progress& progress) : progress_(progress) {}
 
-  // `bytes` of text have been read from `path`, the input being read now.
-  void Update(const std::string& path, uint64_t bytes);
-  // The input just read had `bytes` of text; the next one starts from there.
-  void Finish(uint64_t bytes) { done_ += bytes; }
+  // `more` bytes of text have been read from `path` since it last reported.
+  void Add(const std::string& path, uint64_t more);
 
   // `reader`, reporting to this tracker as it is read.
   std::unique_ptr<LineReader> Wrap(std::unique_ptr<LineReader> reader);
@@ -29,10 +29,10 @@ class ProgressTracker {
   using Clock = std::chrono::steady_clock;
 
   const Progress& progress_;
-  uint64_t done_ = 0;      // text of the inputs read before this one
+  std::mutex mutex_;
+  uint64_t total_ = 0;     // text read from every input so far
   uint64_t reported_ = 0;  // total at the last call
   Clock::time_point last_ = Clock::now();
-  uint64_t updates_ = 0;
 };
 
 }  // namespace faultline
