@@ -48,6 +48,16 @@ const SignatureSet& builtin_signatures() {
   return *set;
 }
 
+const Catalog& catalog() {
+  static const Catalog* loaded = [] {
+    auto* built = new Catalog();
+    std::string error;
+    REQUIRE_MESSAGE(load_catalog({}, built, &error), error);
+    return built;
+  }();
+  return *loaded;
+}
+
 const std::string* field(const SignatureMatch& match, std::string_view name) {
   for (const auto& [key, value] : match.fields) {
     if (key == name) return &value;
@@ -109,6 +119,15 @@ TEST_CASE("regression: a newline in a table's group name is an error, not a cras
   REQUIRE(parse_table("fuzz.json", text, &table, &error));
   CHECK(SignatureSet::Build({table}, &error) == nullptr);
   CHECK(error.starts_with("fuzz.json: signature two\nlines: pattern does not compile: "));
+}
+
+TEST_CASE("regression: an empty line after a bug report's end is read, not passed to memmem") {
+  // fuzz_pipeline (UBSan: null pointer passed to memmem): the bundle's closing lines.
+  const TempFile file(std::string(44, '_') + "\n\nEnd of NVIDIA bug report log file.\n");
+  const Analysis analysis = analyze({file.path()}, catalog());
+  REQUIRE(analysis.inputs.size() == 1);
+  CHECK(analysis.inputs[0].lines == 3);
+  CHECK(analysis.diagnoses.empty());
 }
 
 TEST_CASE("regression: stamps with fields out of range are no time") {

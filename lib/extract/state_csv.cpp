@@ -96,7 +96,9 @@ std::optional<std::vector<std::string>> CommandColumns(std::string_view line) {
   // Every line of every input comes here: glibc's memmem is several times faster than
   // string_view::find, which stops at each 'n'.
   constexpr std::string_view kCommand = "nvidia-smi";
-  if (memmem(line.data(), line.size(), kCommand.data(), kCommand.size()) == nullptr) {
+  // An empty line's data() may be null, which memmem must not be given.
+  if (line.size() < kCommand.size() ||
+      memmem(line.data(), line.size(), kCommand.data(), kCommand.size()) == nullptr) {
     return std::nullopt;
   }
   const std::optional<std::string_view> query = OptionValue(line, "--query-");
