@@ -1,8 +1,7 @@
 #include "extract/state_csv.h"
 
-#include <string.h>
-
 #include <algorithm>
+#include <cstring>  // memmem (glibc)
 #include <optional>
 #include <utility>
 
