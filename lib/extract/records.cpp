@@ -6,7 +6,6 @@
 #include "sniff/prefix.h"
 
 namespace faultline {
-namespace {
 
 using nlohmann::json;
 
@@ -17,6 +16,8 @@ json text_or_null(const std::string& text) {
 json time_or_null(const Timestamp& time) {
   return time.known() ? json(time.iso()) : json(nullptr);
 }
+
+namespace {
 
 template <typename T>
 json optional_or_null(const std::optional<T>& value) {

@@ -14,6 +14,10 @@
 
 namespace faultline {
 
+// The convention of every JSON faultline writes: an unknown value is null, never "".
+nlohmann::json text_or_null(const std::string& text);
+nlohmann::json time_or_null(const Timestamp& time);
+
 // {"record": "event", "signature", "host", "rank", "gpu", "gpu_index", "gpu_uuid", "gpu_serial",
 //  "gpu_product", "xid", "time", "year_assumed", "path", "line", "text", "count", "fields"}
 nlohmann::json event_record(const Event& event);

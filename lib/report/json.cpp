@@ -8,14 +8,6 @@ namespace {
 
 using nlohmann::json;
 
-json text_or_null(const std::string& text) {
-  return text.empty() ? json(nullptr) : json(text);
-}
-
-json time_or_null(const Timestamp& time) {
-  return time.known() ? json(time.iso()) : json(nullptr);
-}
-
 json evidence_json(const Evidence& evidence) {
   return {{"path", evidence.path},
           {"line", evidence.line},
