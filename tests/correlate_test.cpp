@@ -7,6 +7,7 @@
 
 #include "correlate/stragglers.h"
 #include "diagnose/analysis.h"
+#include "log_folder.h"
 
 using namespace faultline;
 namespace fs = std::filesystem;
@@ -79,28 +80,6 @@ TEST_CASE("one GPU's uncontained ECC error, its rank's CUDA error, the other ran
 
 namespace {
 
-// A job's logs in a temporary folder: one sub-folder per node.
-class JobFolder {
- public:
-  JobFolder() {
-    path_ = fs::temp_directory_path() / ("faultline-job-" + std::to_string(getpid()) + "-" +
-                                         std::to_string(reinterpret_cast<uintptr_t>(this)));
-    fs::create_directories(path_);
-  }
-  ~JobFolder() { fs::remove_all(path_); }
-  JobFolder(const JobFolder&) = delete;
-  JobFolder& operator=(const JobFolder&) = delete;
-
-  void Write(const std::string& name, const std::string& text) {
-    fs::create_directories((path_ / name).parent_path());
-    std::ofstream(path_ / name) << text;
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
 const std::string kXid95At2215 =
     "Jan 14 22:15:17 node-a kernel: [2437042.862382] NVRM: Xid (PCI:0000:4e:00): 95, pid=7062, "
     "name=python, Uncontained: FBHUB. RST: Yes, D-RST: No\n";
@@ -114,7 +93,7 @@ std::string timeout_at(const std::string& hhmmss, int rank) {
 }
 
 std::string timeout_role(const std::string& hhmmss, double clock_skew) {
-  JobFolder job;
+  LogFolder job;
   job.Write("node-a/kern.log", kXid95At2215);
   job.Write("node-b/rank9.log", timeout_at(hhmmss, 9));
   const Analysis analysis = analyze({job.path()}, catalog(), {.clock_skew_seconds = clock_skew});
@@ -135,7 +114,7 @@ TEST_CASE("a cause cannot come after its symptom, beyond the clocks' skew") {
 }
 
 TEST_CASE("a rank tagged only by its node-local rank is tied to its global rank and GPU") {
-  JobFolder job;
+  LogFolder job;
   job.Write("node-a/train.log",
             "[default3]:node-a:2231:2290 [3] NCCL INFO ncclCommInitRank comm 0x5581e0a0c290 rank "
             "11 nranks 16 cudaDev 3 nvmlDev 3 busId 4e000 commId 0x9c1b2a3d4e5f6071 - Init "
@@ -159,7 +138,7 @@ TEST_CASE("a rank tagged only by its node-local rank is tied to its global rank 
 }
 
 TEST_CASE("a file's own host names its lines, not the folder it was collected into") {
-  JobFolder job;
+  LogFolder job;
   job.Write("collected-7/train.log",
             "gpu-node-7:2231:2290 [0] NCCL INFO ncclCommInitRank comm 0x5581e0a0c290 rank 0 "
             "nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x9c1b2a3d4e5f6071 - Init COMPLETE\n"
@@ -239,7 +218,7 @@ TEST_CASE("the rank the others waited for: behind in its enqueued works, or sile
 
 TEST_CASE(
     "Lightning's LOCAL_RANK / CUDA_VISIBLE_DEVICES line and a dump's index tie a rank to a GPU") {
-  JobFolder job;
+  LogFolder job;
   job.Write("node-a/gpus.csv",
             "index, pci.bus_id, serial\n"
             "0, 00000000:18:00.0, 1652960339001\n"

@@ -5,33 +5,12 @@
 #include <fstream>
 
 #include "diagnose/analysis.h"
+#include "log_folder.h"
 
 using namespace faultline;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A folder of log files that lives as long as the test.
-class LogFolder {
- public:
-  LogFolder() {
-    path_ = fs::temp_directory_path() / ("faultline-diagnose-" + std::to_string(getpid()) + "-" +
-                                         std::to_string(reinterpret_cast<uintptr_t>(this)));
-    fs::create_directories(path_);
-  }
-  ~LogFolder() { fs::remove_all(path_); }
-
-  std::string Write(const std::string& name, const std::string& text) {
-    const fs::path file = path_ / name;
-    fs::create_directories(file.parent_path());
-    std::ofstream(file) << text;
-    return file.string();
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
 
 const Catalog& catalog() {
   static const Catalog* loaded = [] {
