@@ -8,7 +8,6 @@
 #include "log_folder.h"
 
 using namespace faultline;
-namespace fs = std::filesystem;
 
 namespace {
 
