@@ -151,7 +151,16 @@ void add_to_nibble_table(unsigned char c, std::array<uint8_t, 16>* table) {
   (*table)[c & 0x0f] = static_cast<uint8_t>((*table)[c & 0x0f] | (1 << (c >> 4)));
 }
 
+// Sets bucket `bit` for byte c in one position's nibble tables.
+void add_to_buckets(unsigned char c, uint8_t bit, std::array<uint8_t, 16>* low,
+                    std::array<uint8_t, 16>* high) {
+  (*low)[c & 0x0f] |= bit;
+  (*high)[c >> 4] |= bit;
+}
+
 #if defined(__x86_64__)
+using NibbleTables = std::array<std::array<uint8_t, 16>, 3>;
+
 // 0xff where a byte is not in the set of a nibble table.
 __attribute__((target("avx2"))) inline __m256i outside(__m256i bytes, __m256i table) {
   const __m256i nibble = _mm256_set1_epi8(0x0f);
@@ -164,28 +173,50 @@ __attribute__((target("avx2"))) inline __m256i outside(__m256i bytes, __m256i ta
   return _mm256_cmpeq_epi8(_mm256_and_si256(row, bit), _mm256_setzero_si256());
 }
 
-// Positions i in [0, 32) where s[i + k] is in sets[k] for every k < 3, as bits. Reads s[0, 34).
-__attribute__((target("avx2"))) uint32_t anchor_candidates(
-    const unsigned char* s, const std::array<std::array<uint8_t, 16>, 3>& sets) {
+// The buckets whose k-th anchor byte each byte of `bytes` may be: a byte's low-nibble row ANDed
+// with its high-nibble row. Bytes >= 0x80 index past the high table's ASCII half, which is 0.
+__attribute__((target("avx2"))) inline __m256i buckets_of(__m256i bytes,
+                                                          const std::array<uint8_t, 16>& low,
+                                                          const std::array<uint8_t, 16>& high) {
+  const __m256i nibble = _mm256_set1_epi8(0x0f);
+  const __m256i low_table =
+      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(low.data())));
+  const __m256i high_table =
+      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(high.data())));
+  const __m256i low_rows = _mm256_shuffle_epi8(low_table, _mm256_and_si256(bytes, nibble));
+  const __m256i high_rows =
+      _mm256_shuffle_epi8(high_table, _mm256_and_si256(_mm256_srli_epi16(bytes, 4), nibble));
+  return _mm256_and_si256(low_rows, high_rows);
+}
+
+// Positions i in [0, 32) where, for every k < 3, s[i + k] is the k-th byte of some anchor
+// (`sets`) and one bucket holds all three (`low`, `high`), as bits. Reads s[0, 34).
+__attribute__((target("avx2"))) uint32_t anchor_candidates(const unsigned char* s,
+                                                           const NibbleTables& low,
+                                                           const NibbleTables& high,
+                                                           const NibbleTables& sets) {
+  __m256i buckets = _mm256_set1_epi8(-1);
   __m256i rejected = _mm256_setzero_si256();
   for (size_t k = 0; k < 3; ++k) {
+    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + k));
+    buckets = _mm256_and_si256(buckets, buckets_of(bytes, low[k], high[k]));
     const __m256i table = _mm256_broadcastsi128_si256(
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(sets[k].data())));
-    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + k));
     rejected = _mm256_or_si256(rejected, outside(bytes, table));
   }
+  rejected = _mm256_or_si256(rejected, _mm256_cmpeq_epi8(buckets, _mm256_setzero_si256()));
   return ~static_cast<uint32_t>(_mm256_movemask_epi8(rejected));
 }
 
 // Calls confirm(i) for each candidate anchor position i of s[0, n), 32 at a time, until it
 // returns true.
 template <typename Confirm>
-bool find_anchor_vector(const unsigned char* s, size_t n,
-                        const std::array<std::array<uint8_t, 16>, 3>& sets,
+bool find_anchor_vector(const unsigned char* s, size_t n, const NibbleTables& low,
+                        const NibbleTables& high, const NibbleTables& sets,
                         const Confirm& confirm) {
   constexpr size_t kBlock = 32;
   const auto try_block = [&](const unsigned char* block, size_t base, size_t positions) {
-    uint32_t candidates = anchor_candidates(block, sets);
+    uint32_t candidates = anchor_candidates(block, low, high, sets);
     if (positions < kBlock) candidates &= (uint32_t{1} << positions) - 1;
     while (candidates != 0) {
       if (confirm(base + static_cast<size_t>(__builtin_ctz(candidates)))) return true;
@@ -214,6 +245,8 @@ void LiteralScreen::Build(const std::vector<std::string>& patterns) {
   literals_.clear();
   by_anchor_.clear();
   anchors_.reset();
+  for (auto& table : low_) table.fill(0);
+  for (auto& table : high_) table.fill(0);
   for (auto& set : anchor_bytes_) set.fill(0);
   re2::FilteredRE2 filter(static_cast<int>(kGram));
   RE2::Options options;
@@ -231,15 +264,30 @@ void LiteralScreen::Build(const std::vector<std::string>& patterns) {
   std::vector<std::string> texts = needed_literals(filter, atoms);
   const std::vector<size_t> anchors = choose_anchors(texts, kGram);
   if (anchors.empty()) return;
+  // Buckets of neighbouring anchors in sorted order: alike anchors share a bucket's bytes.
+  std::vector<size_t> order(texts.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto anchor_of = [&](size_t i) {
+    return std::string_view(texts[i]).substr(anchors[i], kGram);
+  };
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return anchor_of(a) < anchor_of(b); });
+  for (size_t rank = 0; rank < order.size(); ++rank) {
+    const size_t i = order[rank];
+    const auto bit = static_cast<uint8_t>(1U << (rank * kBuckets / order.size()));
+    const auto* bytes = reinterpret_cast<const unsigned char*>(texts[i].data()) + anchors[i];
+    for (size_t k = 0; k < kGram; ++k) {
+      add_to_buckets(bytes[k], bit, &low_[k], &high_[k]);
+      add_to_buckets(static_cast<unsigned char>(std::toupper(bytes[k])), bit, &low_[k], &high_[k]);
+      add_to_nibble_table(bytes[k], &anchor_bytes_[k]);
+      add_to_nibble_table(static_cast<unsigned char>(std::toupper(bytes[k])), &anchor_bytes_[k]);
+    }
+  }
   for (size_t i = 0; i < texts.size(); ++i) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(texts[i].data()) + anchors[i];
     const uint32_t hash = hash_of(bytes[0], bytes[1], bytes[2]);
     anchors_.set(hash);
     by_anchor_.emplace_back(hash, i);
-    for (size_t k = 0; k < kGram; ++k) {
-      add_to_nibble_table(bytes[k], &anchor_bytes_[k]);
-      add_to_nibble_table(static_cast<unsigned char>(std::toupper(bytes[k])), &anchor_bytes_[k]);
-    }
     literals_.push_back({std::move(texts[i]), anchors[i]});
   }
   std::sort(by_anchor_.begin(), by_anchor_.end());
@@ -273,7 +321,7 @@ bool LiteralScreen::MayMatch(std::string_view line) const {
   const auto* bytes = reinterpret_cast<const unsigned char*>(line.data());
 #if defined(__x86_64__)
   if (vector_pass_) {
-    return find_anchor_vector(bytes, line.size(), anchor_bytes_,
+    return find_anchor_vector(bytes, line.size(), low_, high_, anchor_bytes_,
                               [&](size_t at) { return Confirm(line, at); });
   }
 #endif
