@@ -167,6 +167,34 @@ bool IsStateSection(std::string_view name) {
   });
 }
 
+bool StartsWithIgnoringCase(std::string_view text, std::string_view lower_prefix) {
+  if (text.size() < lower_prefix.size()) return false;
+  for (size_t i = 0; i < lower_prefix.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (static_cast<char>(std::tolower(c)) != lower_prefix[i]) return false;
+  }
+  return true;
+}
+
+// Whether a line outside any dump may open one: the "==NVSMI LOG==" banner, a GPU line, the
+// Timestamp or the first section of a header-less excerpt. Most lines of other logs are not
+// split any further.
+bool MayOpenDump(std::string_view line) {
+  static const std::vector<std::string_view> kOpening = [] {
+    std::vector<std::string_view> names = {"timestamp", "gpu "};
+    for (const Rule& rule : kRules) {
+      const std::string_view section = rule.section.substr(0, rule.section.find('/'));
+      if (!section.empty() && std::find(names.begin(), names.end(), section) == names.end()) {
+        names.push_back(section);
+      }
+    }
+    return names;
+  }();
+  return line.starts_with('=') ||
+         std::any_of(kOpening.begin(), kOpening.end(),
+                     [&](std::string_view name) { return StartsWithIgnoringCase(line, name); });
+}
+
 bool IsTopLevelKey(std::string_view key) {
   return std::any_of(std::begin(kRules), std::end(kRules),
                      [&](const Rule& rule) { return rule.section.empty() && rule.key == key; });
@@ -203,6 +231,7 @@ QueryTextReader::QueryTextReader(std::string path, std::vector<GpuState>* out)
 
 void QueryTextReader::Feed(std::string_view text, uint64_t line_number) {
   const std::string_view trimmed = Trim(text);
+  if (!block_ && !dump_time_.known() && !MayOpenDump(trimmed)) return;
   // Blank lines separate the GPUs of a `-d` dump.
   if (trimmed.empty() || IsElision(trimmed)) return;
   if (IsDumpStart(trimmed)) {
