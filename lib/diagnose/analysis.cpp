@@ -18,9 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Metric points kept for the whole run (64 bytes each), shared by the series of every input: a
-// folder of many ranks' logs gets coarser series, never unbounded memory.
-constexpr size_t kSeriesPointBudget = 4'000'000;
+// Metric points kept for the whole run (64 bytes each: 25.6 MB), shared by the series of every
+// input: a folder of many ranks' logs gets coarser series, never unbounded memory.
+constexpr size_t kSeriesPointBudget = 400'000;
 constexpr size_t kMinPointsPerRunSeries = 256;
 
 // The first folder below `root` on the way to `file`, when there is one ("node17").
