@@ -18,6 +18,10 @@
 #include "extract/scan.h"
 #include "extract/signatures.h"
 #include "extract/state.h"
+#include "extract/state_csv.h"
+#include "extract/state_dcgmi.h"
+#include "extract/state_exporter.h"
+#include "extract/state_query.h"
 #include "extract/state_xml.h"
 #include "extract/tables.h"
 #include "source/source.h"
@@ -1095,9 +1099,8 @@ TEST_CASE("state sources: other DCGM memory messages in a diag box") {
   CHECK(is_state_field("dcgm.retired_pages_at_least"));
 }
 
-TEST_CASE("state sources: dcgmi JSON, 4.x diag, 3.x diag and health") {
-  SUBCASE("4.x diag -j (bundles.md 3.2 schema, JsonCpp styled)") {
-    const std::string_view text = R"(root@node17:~# dcgmi diag -r 1 -j
+// bundles.md 3.2 schema, JsonCpp styled, after the prompt that ran it.
+constexpr std::string_view kDiagJson = R"(root@node17:~# dcgmi diag -r 1 -j
 {
 	"DCGM Diagnostic" : 
 	{
@@ -1150,6 +1153,10 @@ TEST_CASE("state sources: dcgmi JSON, 4.x diag, 3.x diag and health") {
 }
 root@node17:~#
 )";
+
+TEST_CASE("state sources: dcgmi JSON, 4.x diag, 3.x diag and health") {
+  SUBCASE("4.x diag -j (bundles.md 3.2 schema, JsonCpp styled)") {
+    const std::string_view text = kDiagJson;
     const std::vector<GpuState> states = Read(text);
     REQUIRE(states.size() == 1);
     CHECK(states[0].gpu.index == 5);
@@ -1425,6 +1432,83 @@ TEST_CASE("state sources: all shapes in one input, in input order") {
   CHECK(states[1].source.signature == "nvidia-smi-xml");
   CHECK(states[2].source.signature == "dcgm-exporter");
   CHECK(states[3].source.signature == "nvidia-smi-q");
+}
+
+// StateReader hands a line to no reader while none is inside a dump and none may open one with
+// it; each reader fed every line must give the same snapshots. Checked on every shape above,
+// alone and with kernel, training and prose lines between its lines (which end dumps early).
+TEST_CASE("state sources: the idle gate gives what feeding every reader gives") {
+  const std::vector<std::string_view> noise = {
+      "Mar  5 10:12:33 node17 kernel: [ 5133.182934] mlx5_core 0000:18:00.0: Port module event",
+      "[rank3]:  [2024-03-05 08:51:06] iteration      148/  500000 | lm loss: 1.033878E+01 |",
+      "Timestamp is not a key here",
+      "gpu temperatures were fine",
+      "# a shell comment",
+      "{\"not\": \"dcgmi\"}",
+      "| a table | row |",
+      "<html>",
+      "DCGM_FI_DEV_GPU_TEMP 41",
+      "",
+  };
+  const auto split = [](std::string_view text) {
+    std::vector<std::string_view> lines;
+    while (!text.empty()) {
+      const size_t end = std::min(text.find('\n'), text.size());
+      lines.push_back(text.substr(0, end));
+      text.remove_prefix(std::min(end + 1, text.size()));
+    }
+    return lines;
+  };
+  const auto summary = [](const std::vector<GpuState>& states) {
+    std::string out;
+    for (const GpuState& state : states) {
+      out += state.source.signature + " " + state.gpu.pci + " " + state.time.iso() + " @" +
+             std::to_string(state.source.line) + "\n";
+      for (const auto& [field, value] : state.fields) {
+        out += "  " + field + "=" + value + " @" +
+               std::to_string(state.field_lines.at(field).first) + "\n";
+      }
+    }
+    return out;
+  };
+  size_t compared = 0;
+  for (std::string_view part : {kSameGpuQuery, kSameGpuXml, kSameGpuCsv, kSameGpuScrape, kRtx3060,
+                                kV100Driver418, kCncfScrape, kDiag3, kDiagJson}) {
+    for (size_t every : {0, 1, 3, 17}) {
+      std::vector<std::string_view> lines;
+      size_t n = 0;
+      for (std::string_view line : split(part)) {
+        lines.push_back(line);
+        if (every > 0 && ++n % every == 0) lines.push_back(noise[n % noise.size()]);
+      }
+      std::vector<GpuState> direct;
+      state_detail::QueryTextReader query("node17/dump.txt", &direct);
+      state_detail::CsvQueryReader csv("node17/dump.txt", &direct);
+      state_detail::XmlDumpReader xml("node17/dump.txt", &direct);
+      state_detail::ExporterReader exporter("node17/dump.txt", &direct);
+      state_detail::DcgmiReader dcgmi("node17/dump.txt", &direct);
+      StateReader gated("node17/dump.txt");
+      uint64_t number = 0;
+      for (std::string_view line : lines) {
+        ++number;
+        query.Feed(line, number);
+        csv.Feed(line, number);
+        xml.Feed(line, number);
+        exporter.Feed(line, number);
+        dcgmi.Feed(line, number);
+        gated.Feed(line, number);
+      }
+      query.Finish();
+      csv.Finish();
+      xml.Finish();
+      exporter.Finish();
+      dcgmi.Finish();
+      const std::vector<GpuState> states = gated.Finish();
+      CHECK(summary(states) == summary(direct));
+      compared += direct.size();
+    }
+  }
+  CHECK(compared > 30);
 }
 
 }  // namespace

@@ -35,6 +35,18 @@ StateReader::StateReader(StateReader&&) noexcept = default;
 StateReader& StateReader::operator=(StateReader&&) noexcept = default;
 
 void StateReader::Feed(std::string_view text, uint64_t line_number) {
+  // Most lines of most inputs belong to no dump: while none is open, a line reaches the readers
+  // only if one of them may open a dump with it.
+  Impl& r = *impl_;
+  if (r.query.idle() && r.csv.idle() && r.xml.idle() && r.exporter.idle() && r.dcgmi.idle()) {
+    const std::string_view line = state_detail::Trim(text);
+    if (!state_detail::QueryTextReader::MayOpen(line) &&
+        !state_detail::CsvQueryReader::MayOpen(line) &&
+        !state_detail::XmlDumpReader::MayOpen(line) &&
+        !state_detail::ExporterReader::MayOpen(line) && !state_detail::DcgmiReader::MayOpen(line)) {
+      return;
+    }
+  }
   impl_->query.Feed(text, line_number);
   impl_->csv.Feed(text, line_number);
   impl_->xml.Feed(text, line_number);

@@ -89,17 +89,19 @@ std::optional<std::string_view> OptionValue(std::string_view line, std::string_v
   return value;
 }
 
-// The fields a pasted `nvidia-smi --query-...=FIELDS --format=csv,noheader` command asks for:
-// its output has no header to name them.
-std::optional<std::vector<std::string>> CommandColumns(std::string_view line) {
-  // Every line of every input comes here: glibc's memmem is several times faster than
+bool NamesNvidiaSmi(std::string_view line) {
+  // Every line of every input may come here: glibc's memmem is several times faster than
   // string_view::find, which stops at each 'n'.
   constexpr std::string_view kCommand = "nvidia-smi";
   // An empty line's data() may be null, which memmem must not be given.
-  if (line.size() < kCommand.size() ||
-      memmem(line.data(), line.size(), kCommand.data(), kCommand.size()) == nullptr) {
-    return std::nullopt;
-  }
+  return line.size() >= kCommand.size() &&
+         memmem(line.data(), line.size(), kCommand.data(), kCommand.size()) != nullptr;
+}
+
+// The fields a pasted `nvidia-smi --query-...=FIELDS --format=csv,noheader` command asks for:
+// its output has no header to name them.
+std::optional<std::vector<std::string>> CommandColumns(std::string_view line) {
+  if (!NamesNvidiaSmi(line)) return std::nullopt;
   const std::optional<std::string_view> query = OptionValue(line, "--query-");
   const std::optional<std::string_view> format = OptionValue(line, "--format=");
   if (!query || !format || format->find("csv") == std::string_view::npos ||
@@ -110,6 +112,11 @@ std::optional<std::vector<std::string>> CommandColumns(std::string_view line) {
 }
 
 }  // namespace
+
+// A header starts with a field name; a command line names nvidia-smi.
+bool CsvQueryReader::MayOpen(std::string_view line) {
+  return (!line.empty() && line.front() >= 'a' && line.front() <= 'z') || NamesNvidiaSmi(line);
+}
 
 CsvQueryReader::CsvQueryReader(std::string path, std::vector<GpuState>* out)
     : path_(std::move(path)), out_(out) {}

@@ -23,6 +23,12 @@ class CsvQueryReader {
   // Ends the input: the open block, if any, is closed.
   void Finish() { columns_.clear(); }
 
+  // Whether no dump is open, so that Feed does nothing with a line MayOpen turns down.
+  bool idle() const { return columns_.empty(); }
+  // Whether `line` (trimmed) may open a dump of this shape: a cheap look, true for every line
+  // that does.
+  static bool MayOpen(std::string_view line);
+
  private:
   bool TakeRow(std::string_view cells, std::string_view text, uint64_t line_number);
 

@@ -200,6 +200,11 @@ bool IsDcgmiField(std::string_view field) {
                      [&](const Rule& rule) { return rule.field == field; });
 }
 
+// A JSON document or a row of a text box.
+bool DcgmiReader::MayOpen(std::string_view line) {
+  return line.starts_with('{') || IsRow(line);
+}
+
 DcgmiReader::DcgmiReader(std::string path, std::vector<GpuState>* out)
     : path_(std::move(path)), out_(out), json_(kMaxJsonBytes, kMaxJsonLines) {}
 

@@ -32,6 +32,12 @@ class DcgmiReader {
   // Ends the input: the open report, if any, is finished.
   void Finish();
 
+  // Whether no dump is open, so that Feed does nothing with a line MayOpen turns down.
+  bool idle() const { return json_.empty() && !message_ && gpus_.empty(); }
+  // Whether `line` (trimmed) may open a dump of this shape: a cheap look, true for every line
+  // that does.
+  static bool MayOpen(std::string_view line);
+
  private:
   // A message of the text boxes: the right cells of a row and of the rows that continue it.
   struct Message {

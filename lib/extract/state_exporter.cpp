@@ -364,6 +364,10 @@ bool IsExporterField(std::string_view field) {
                      [&](const Metric& metric) { return metric.field == field; });
 }
 
+bool ExporterReader::MayOpen(std::string_view line) {
+  return line.starts_with('#') || line.starts_with("DCGM_FI_");
+}
+
 ExporterReader::ExporterReader(std::string path, std::vector<GpuState>* out)
     : path_(std::move(path)), out_(out) {}
 

@@ -28,6 +28,12 @@ class ExporterReader {
   // Ends the input: the open scrape is finished.
   void Finish() { EndScrape(); }
 
+  // Whether no scrape is open, so that Feed does nothing with a line MayOpen turns down.
+  bool idle() const { return gpus_.empty(); }
+  // Whether `line` (trimmed) may open a scrape or belongs to the exposition format's comments,
+  // which are read even between scrapes: a cheap look, true for every such line.
+  static bool MayOpen(std::string_view line);
+
  private:
   struct Gpu {
     std::string key;  // host, gpu, UUID and bus id labels

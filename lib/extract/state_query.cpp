@@ -176,25 +176,6 @@ bool StartsWithIgnoringCase(std::string_view text, std::string_view lower_prefix
   return true;
 }
 
-// Whether a line outside any dump may open one: the "==NVSMI LOG==" banner, a GPU line, the
-// Timestamp or the first section of a header-less excerpt. Most lines of other logs are not
-// split any further.
-bool MayOpenDump(std::string_view line) {
-  static const std::vector<std::string_view> kOpening = [] {
-    std::vector<std::string_view> names = {"timestamp", "gpu "};
-    for (const Rule& rule : kRules) {
-      const std::string_view section = rule.section.substr(0, rule.section.find('/'));
-      if (!section.empty() && std::find(names.begin(), names.end(), section) == names.end()) {
-        names.push_back(section);
-      }
-    }
-    return names;
-  }();
-  return line.starts_with('=') ||
-         std::any_of(kOpening.begin(), kOpening.end(),
-                     [&](std::string_view name) { return StartsWithIgnoringCase(line, name); });
-}
-
 bool IsTopLevelKey(std::string_view key) {
   return std::any_of(std::begin(kRules), std::end(kRules),
                      [&](const Rule& rule) { return rule.section.empty() && rule.key == key; });
@@ -226,12 +207,29 @@ std::string FieldFor(const std::vector<std::string>& sections, std::string_view 
 
 }  // namespace
 
+// The "==NVSMI LOG==" banner, a GPU line, the Timestamp or the first section of a header-less
+// excerpt.
+bool QueryTextReader::MayOpen(std::string_view line) {
+  static const std::vector<std::string_view> kOpening = [] {
+    std::vector<std::string_view> names = {"timestamp", "gpu "};
+    for (const Rule& rule : kRules) {
+      const std::string_view section = rule.section.substr(0, rule.section.find('/'));
+      if (!section.empty() && std::find(names.begin(), names.end(), section) == names.end()) {
+        names.push_back(section);
+      }
+    }
+    return names;
+  }();
+  return line.starts_with('=') ||
+         std::any_of(kOpening.begin(), kOpening.end(),
+                     [&](std::string_view name) { return StartsWithIgnoringCase(line, name); });
+}
+
 QueryTextReader::QueryTextReader(std::string path, std::vector<GpuState>* out)
     : path_(std::move(path)), out_(out) {}
 
 void QueryTextReader::Feed(std::string_view text, uint64_t line_number) {
   const std::string_view trimmed = Trim(text);
-  if (!block_ && !dump_time_.known() && !MayOpenDump(trimmed)) return;
   // Blank lines separate the GPUs of a `-d` dump.
   if (trimmed.empty() || IsElision(trimmed)) return;
   if (IsDumpStart(trimmed)) {

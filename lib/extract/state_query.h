@@ -26,6 +26,12 @@ class QueryTextReader {
   // Ends the input: the open block, if any, is finished.
   void Finish();
 
+  // Whether no dump is open, so that Feed does nothing with a line MayOpen turns down.
+  bool idle() const { return !block_ && !dump_time_.known(); }
+  // Whether `line` (trimmed) may open a dump of this shape: a cheap look, true for every line
+  // that does.
+  static bool MayOpen(std::string_view line);
+
  private:
   struct Block {
     GpuState state;

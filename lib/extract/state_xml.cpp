@@ -161,6 +161,10 @@ bool IsXmlField(std::string_view field) {
                      [&](const Rule& rule) { return MatchesCounterSet(rule.field, field); });
 }
 
+bool XmlDumpReader::MayOpen(std::string_view line) {
+  return IsPrologStart(line) || HoldsRootStart(line);
+}
+
 XmlDumpReader::XmlDumpReader(std::string path, std::vector<GpuState>* out, size_t max_bytes)
     : path_(std::move(path)), out_(out), buffer_(max_bytes, kMaxLines) {}
 

@@ -32,6 +32,12 @@ class XmlDumpReader {
   // Ends the input: a document still open is read as far as it goes.
   void Finish();
 
+  // Whether no dump is open, so that Feed does nothing with a line MayOpen turns down.
+  bool idle() const { return phase_ == Phase::kOutside; }
+  // Whether `line` (trimmed) may open a dump of this shape: a cheap look, true for every line
+  // that does.
+  static bool MayOpen(std::string_view line);
+
   // Documents dropped for passing a cap, for tests and diagnostics.
   uint64_t dropped() const { return dropped_; }
 
