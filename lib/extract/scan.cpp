@@ -150,13 +150,15 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   MetricsReader metrics(reader.path(), "");  // the input's host is known only at its end
   EventBuilder builder(reader.path(), options);
   std::vector<SignatureMatch> matches;
+  bool kernel_log = false;  // decided so by the sniffer
   Line line;
   while (reader.Next(&line)) {
     sniffer.Observe(line.text);
     if (line.number <= kHostLines) builder.NoteHost(line.text);
     states.Feed(line.text, line.number);
     // A kernel log holds no training metrics: once that is clear, stop looking for them.
-    if (!sniffer.decided() || sniffer.kind() != "kernel-log") metrics.Feed(line.text, line.number);
+    if (!kernel_log) kernel_log = sniffer.decided() && sniffer.kind() == "kernel-log";
+    if (!kernel_log) metrics.Feed(line.text, line.number);
     matches.clear();
     signatures.Match(line.text, &matches);
     for (const SignatureMatch& match : matches) builder.Add(line, match, &result.events);

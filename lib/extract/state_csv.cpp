@@ -1,7 +1,7 @@
 #include "extract/state_csv.h"
 
 #include <algorithm>
-#include <cstring>  // memmem (glibc)
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -90,12 +90,17 @@ std::optional<std::string_view> OptionValue(std::string_view line, std::string_v
 }
 
 bool NamesNvidiaSmi(std::string_view line) {
-  // Every line of every input may come here: glibc's memmem is several times faster than
-  // string_view::find, which stops at each 'n'.
+  // Most lines of every input come here. 'v' is the rarest byte of the name in logs, so a
+  // memchr for it stops far less often than string_view::find (at each 'n') or memmem.
   constexpr std::string_view kCommand = "nvidia-smi";
-  // An empty line's data() may be null, which memmem must not be given.
-  return line.size() >= kCommand.size() &&
-         memmem(line.data(), line.size(), kCommand.data(), kCommand.size()) != nullptr;
+  constexpr size_t kRare = kCommand.find('v');
+  for (size_t at = kRare; at + kCommand.size() - kRare <= line.size(); ++at) {
+    const void* found = std::memchr(line.data() + at, 'v', line.size() - at);
+    if (found == nullptr) return false;
+    at = static_cast<size_t>(static_cast<const char*>(found) - line.data());
+    if (at >= kRare && line.substr(at - kRare).starts_with(kCommand)) return true;
+  }
+  return false;
 }
 
 // The fields a pasted `nvidia-smi --query-...=FIELDS --format=csv,noheader` command asks for:
