@@ -1,18 +1,30 @@
 #include "correlate/trailing_window.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace faultline::correlate_internal {
 
 void TrailingWindow::Push(double value) {
   if (capacity_ == 0) return;
-  if (arrival_.size() == capacity_) {
-    // Equal values are interchangeable, so any copy of the oldest one may leave.
-    sorted_.erase(std::lower_bound(sorted_.begin(), sorted_.end(), arrival_.front()));
-    arrival_.pop_front();
+  if (arrival_.size() < capacity_) {
+    arrival_.push_back(value);
+    sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), value), value);
+    return;
   }
-  arrival_.push_back(value);
-  sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), value), value);
+  const double leaving = std::exchange(arrival_[oldest_], value);
+  oldest_ = (oldest_ + 1) % capacity_;
+  // One shift of the values between the leaving one's slot and the new one's place. Equal
+  // values are interchangeable, so any copy of the leaving one may go.
+  const auto out = std::lower_bound(sorted_.begin(), sorted_.end(), leaving);
+  const auto in = std::upper_bound(sorted_.begin(), sorted_.end(), value);
+  if (in <= out) {
+    std::move_backward(in, out, out + 1);
+    *in = value;
+  } else {
+    std::move(out + 1, in, out);
+    *(in - 1) = value;
+  }
 }
 
 // The deviations of the values at and below the median, read downwards, and of those above it,

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstddef>
-#include <deque>
 #include <vector>
 
 namespace faultline::correlate_internal {
@@ -24,7 +23,8 @@ class TrailingWindow {
 
  private:
   size_t capacity_;
-  std::deque<double> arrival_;  // oldest first
+  std::vector<double> arrival_;  // a ring once full: arrival_[oldest_] is the oldest value
+  size_t oldest_ = 0;
   std::vector<double> sorted_;
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "extract/decimal.h"
 #include "sniff/prefix.h"
 #include "sniff/rank.h"
 
@@ -59,8 +60,12 @@ std::optional<double> read_number(std::string_view text, bool grouped = false) {
   }
   if (i < text.size() && text[i] == '+') ++i;
   double value = 0;
-  auto [end, ec] = std::from_chars(text.data() + i, text.data() + text.size(), value);
-  if (ec != std::errc()) return std::nullopt;
+  const char* end = parse_plain_decimal(text.data() + i, text.data() + text.size(), &value);
+  if (end == nullptr) {
+    auto [stop, ec] = std::from_chars(text.data() + i, text.data() + text.size(), value);
+    if (ec != std::errc()) return std::nullopt;
+    end = stop;
+  }
   while (grouped && end + 3 < text.data() + text.size() && *end == ',' && is_digit(end[1]) &&
          is_digit(end[2]) && is_digit(end[3]) && !is_digit(end[4])) {
     value = value * 1000 + (end[1] - '0') * 100 + (end[2] - '0') * 10 + (end[3] - '0');
@@ -450,9 +455,10 @@ Banner parse_banner(std::string_view body) {
   return Banner::kNone;
 }
 
-// Cheap literal checks: most lines of a log are not metrics.
+// Cheap literal checks: most lines of a log are not metrics. Megatron's "iteration" comes
+// early in its line, so it is looked for first.
 bool might_hold_metrics(std::string_view line) {
-  for (std::string_view marker : {"loss", "step", "iteration", "checkpoint", "Running training"}) {
+  for (std::string_view marker : {"iteration", "loss", "step", "checkpoint", "Running training"}) {
     if (line.find(marker) != std::string_view::npos) return true;
   }
   return false;
