@@ -14,6 +14,9 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#if FAULTLINE_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -122,6 +125,8 @@ size_t Decoder::Read(char* data, size_t size) {
   return static_cast<size_t>(out - data);
 }
 
+#if !FAULTLINE_HAVE_ISAL
+// zlib, where ISA-L is not installed.
 class GzipDecoder final : public Decoder {
  public:
   explicit GzipDecoder(std::unique_ptr<ByteStream> input) : Decoder("gzip", std::move(input)) {}
@@ -154,6 +159,67 @@ class GzipDecoder final : public Decoder {
   z_stream stream_{};
   bool initialized_ = false;
 };
+#endif
+
+#if FAULTLINE_HAVE_ISAL
+std::string IgzipError(int rc) {
+  switch (rc) {
+    case ISAL_INVALID_BLOCK:
+      return "invalid block";
+    case ISAL_INVALID_SYMBOL:
+      return "invalid symbol";
+    case ISAL_INVALID_LOOKBACK:
+      return "invalid distance";
+    case ISAL_INVALID_WRAPPER:
+      return "incorrect header check";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "incorrect data check";
+    case ISAL_NEED_DICT:
+      return "needs a preset dictionary";
+    default:
+      return "igzip error " + std::to_string(rc);
+  }
+}
+
+// ISA-L's igzip decodes the same gzip members as zlib in about a third of the time (README,
+// "Performance"). It checks each member's header and CRC, and gives back the read-ahead bytes
+// of the next member when one ends, so concatenated members read as with zlib.
+class GzipDecoder final : public Decoder {
+ public:
+  explicit GzipDecoder(std::unique_ptr<ByteStream> input)
+      : Decoder("gzip", std::move(input)), state_(std::make_unique<inflate_state>()) {}
+
+  bool Init() {
+    Restart();
+    return true;
+  }
+
+ private:
+  Step Decode(const char** in, const char* in_end, char** out, char* out_end, bool /*finish*/,
+              std::string* why) override {
+    state_->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(*in));
+    state_->avail_in = static_cast<uint32_t>(in_end - *in);
+    state_->next_out = reinterpret_cast<uint8_t*>(*out);
+    state_->avail_out = static_cast<uint32_t>(out_end - *out);
+    const int rc = isal_inflate(state_.get());
+    *in = reinterpret_cast<const char*>(state_->next_in);
+    *out = reinterpret_cast<char*>(state_->next_out);
+    if (rc < 0 || rc == ISAL_NEED_DICT) {
+      *why = IgzipError(rc);
+      return Step::kError;
+    }
+    return state_->block_state == ISAL_BLOCK_FINISH ? Step::kEnd : Step::kOk;
+  }
+  void Restart() override {
+    isal_inflate_init(state_.get());
+    state_->crc_flag = ISAL_GZIP;
+  }
+
+  std::unique_ptr<inflate_state> state_;  // some 40 kB: the window and the decoding tables
+};
+#endif
 
 std::string Bzip2Error(int rc) {
   switch (rc) {
