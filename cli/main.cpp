@@ -1,4 +1,5 @@
 // faultline's command line: argument handling and exit codes, nothing else.
+#include <malloc.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -425,6 +426,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Buffers of 256 KiB and more (read-ahead chunks, decoder windows, metric series) are mapped
+  // and unmapped rather than kept in glibc's per-thread arenas. Left to itself glibc raises this
+  // threshold after the first such free, and each thread that decoded a file then keeps its
+  // megabytes: peak RSS over a folder of .zst files fell from 76 to 56 MB (README, "Limits").
+  mallopt(M_MMAP_THRESHOLD, 256 << 10);
   // What escapes a command (out of memory) is one line and exit code 2, never a core dump.
   try {
     return run(argc, argv);
