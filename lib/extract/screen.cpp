@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <limits>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -73,48 +74,69 @@ bool anchorable(unsigned char c) {
   return c != 0 && c < 0x80;
 }
 
-// How often a byte of either case occurs.
+// How often a byte of either case occurs (literals are lowercase), as a table: Build looks it
+// up many thousand times.
+const std::array<double, 128>& frequency_any_case_table() {
+  static const std::array<double, 128> table = [] {
+    std::array<double, 128> out{};
+    for (size_t c = 0; c < out.size(); ++c) {
+      const bool lower = c >= 'a' && c <= 'z';
+      out[c] = frequency(static_cast<unsigned char>(c)) +
+               (lower ? frequency(static_cast<unsigned char>(c - 'a' + 'A')) : 0);
+    }
+    return out;
+  }();
+  return table;
+}
+
 double frequency_any_case(unsigned char c) {
-  const auto upper = static_cast<unsigned char>(std::toupper(c));
-  return frequency(c) + (upper != c ? frequency(upper) : 0);
+  return c < 128 ? frequency_any_case_table()[c] : 0;
+}
+
+// Letters follow each other as words do, not at random: "loc", "led" and "ion" are far more
+// common in logs than the product of their letters' frequencies says. A run of letters only is
+// taken to be this many times more frequent than that product.
+constexpr double kWordFactor = 10;
+
+// The product of the frequencies of `anchor` bytes at `start` of a literal.
+double byte_product(const std::string& literal, size_t start, size_t anchor) {
+  double product = 1;
+  for (size_t k = 0; k < anchor; ++k) {
+    product *= frequency_any_case(static_cast<unsigned char>(literal[start + k]));
+  }
+  return product;
+}
+
+// How often those bytes occur together in log text, by the model above.
+double anchor_frequency(const std::string& literal, size_t start, size_t anchor) {
+  const bool letters = std::all_of(literal.begin() + static_cast<long>(start),
+                                   literal.begin() + static_cast<long>(start + anchor), [](char c) {
+                                     return std::isalpha(static_cast<unsigned char>(c));
+                                   });
+  return byte_product(literal, start, anchor) * (letters ? kWordFactor : 1);
 }
 
 // For each literal, where its anchor (kAnchor adjacent bytes) starts, chosen so that few
-// positions of ordinary text pass the vector pass: a position passes when its k-th byte is the
-// k-th byte of some anchor, so the estimate is the product over k of the frequency of all the
-// anchors' k-th bytes. Starts from each literal's rarest anchor and moves one anchor at a time
-// while that lowers the estimate. Returns an empty vector if some literal has no anchor.
+// positions of ordinary text reach Confirm. A position does when its k-th byte is the k-th
+// byte of some anchor (estimated as the product over k of the frequency of all the anchors'
+// k-th bytes), and every time an anchor itself occurs (the sum of the anchors' frequencies):
+// the estimate is their sum. Starts from the anchor of each literal whose bytes are rarest and
+// moves one anchor at a time while that lowers the estimate. Returns an empty vector if some
+// literal has no anchor.
 std::vector<size_t> choose_anchors(const std::vector<std::string>& literals, size_t anchor) {
-  const auto passing = [&](const std::vector<size_t>& at) {
-    double estimate = 1;
-    for (size_t k = 0; k < anchor; ++k) {
-      std::bitset<128> bytes;
-      for (size_t i = 0; i < literals.size(); ++i) {
-        bytes.set(static_cast<unsigned char>(literals[i][at[i] + k]));
-      }
-      double sum = 0;
-      for (size_t c = 0; c < bytes.size(); ++c) {
-        if (bytes[c]) sum += frequency_any_case(static_cast<unsigned char>(c));
-      }
-      estimate *= sum;
-    }
-    return estimate;
-  };
   std::vector<std::vector<size_t>> options(literals.size());
   std::vector<size_t> at(literals.size());
   for (size_t i = 0; i < literals.size(); ++i) {
     const std::string& literal = literals[i];
-    double rarest = 2;
+    double rarest = std::numeric_limits<double>::max();
     for (size_t start = 0; start + anchor <= literal.size(); ++start) {
-      double product = 1;
       bool usable = true;
       for (size_t k = 0; k < anchor; ++k) {
-        const auto c = static_cast<unsigned char>(literal[start + k]);
-        usable = usable && anchorable(c);
-        product *= frequency_any_case(c);
+        usable = usable && anchorable(static_cast<unsigned char>(literal[start + k]));
       }
       if (!usable) continue;
       options[i].push_back(start);
+      const double product = byte_product(literal, start, anchor);
       if (product < rarest) {
         rarest = product;
         at[i] = start;
@@ -122,20 +144,48 @@ std::vector<size_t> choose_anchors(const std::vector<std::string>& literals, siz
     }
     if (options[i].empty()) return {};
   }
-  double best = passing(at);
+  // The estimate, kept up to date as anchors move: for each position k, how many anchors have
+  // each byte there and the summed frequency of the bytes present; and the anchors' frequencies.
+  std::vector<std::array<uint16_t, 128>> uses(anchor, std::array<uint16_t, 128>{});
+  std::vector<double> present(anchor, 0);
+  double occurring = 0;
+  const auto byte_at = [&](size_t i, size_t start, size_t k) {
+    return static_cast<unsigned char>(literals[i][start + k]);
+  };
+  const auto place = [&](size_t i, size_t start, int delta) {
+    for (size_t k = 0; k < anchor; ++k) {
+      const unsigned char c = byte_at(i, start, k);
+      if (delta > 0 && uses[k][c]++ == 0) present[k] += frequency_any_case(c);
+      if (delta < 0 && --uses[k][c] == 0) present[k] -= frequency_any_case(c);
+    }
+    occurring += delta * anchor_frequency(literals[i], start, anchor);
+  };
+  const auto estimate = [&] {
+    double passing = 1;
+    for (double sum : present) passing *= sum;
+    return passing + occurring;
+  };
+  for (size_t i = 0; i < literals.size(); ++i) place(i, at[i], +1);
+  double best = estimate();
   for (bool improved = true; improved;) {
     improved = false;
     for (size_t i = 0; i < literals.size(); ++i) {
       const size_t kept = at[i];
       for (size_t start : options[i]) {
-        at[i] = start;
-        const double estimate = passing(at);
-        if (estimate < best) {
-          best = estimate;
+        if (start == kept) continue;
+        place(i, kept, -1);
+        place(i, start, +1);
+        // A move must gain more than rounding: the sums drift a little as anchors come and go,
+        // and two equally good anchors must not be swapped back and forth forever.
+        const double value = estimate();
+        if (value < best * (1 - 1e-9)) {
+          best = value;
+          at[i] = start;
           improved = true;
           break;
         }
-        at[i] = kept;
+        place(i, start, -1);
+        place(i, kept, +1);
       }
     }
   }
