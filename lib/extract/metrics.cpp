@@ -13,11 +13,11 @@
 namespace faultline {
 namespace {
 
-// Series one input may hold (segments included), and the points they share (6.4 MB, so that
-// the inputs read at once stay small): each series keeps up to kMaxPointsPerSeries while few,
-// fewer (down to kMinPointsPerSeries) when many.
+// Series one input may hold (segments included), and the points they share (3.2 MB, so that
+// the inputs being read at once stay small): a series alone keeps kMaxPointsPerSeries, many
+// keep fewer each (down to kMinPointsPerSeries).
 constexpr size_t kMaxSeries = 64;
-constexpr size_t kPointBudget = 100'000;
+constexpr size_t kPointBudget = 50'000;
 // A line's own timestamp starts this close to its beginning, launcher tags included.
 constexpr size_t kTimeReach = 64;
 

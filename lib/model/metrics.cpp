@@ -69,6 +69,11 @@ void Series::Add(const MetricPoint& point) {
     ++last_weight_;
     return;
   }
+  // Grow by doubling, but never past the capacity: push_back alone would reserve up to twice
+  // the points the series may hold, and every input being read holds a series this full.
+  if (points_.size() == points_.capacity()) {
+    points_.reserve(std::min(capacity_, std::max<size_t>(16, 2 * points_.size())));
+  }
   points_.push_back(point);
   last_weight_ = 1;
 }

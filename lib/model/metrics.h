@@ -53,7 +53,7 @@ struct MetricPoint {
 
 // The points most kept per series, and the fewest a reader shrinks a series to when it must
 // share its point budget among many series.
-inline constexpr size_t kMaxPointsPerSeries = 100'000;
+inline constexpr size_t kMaxPointsPerSeries = 50'000;
 inline constexpr size_t kMinPointsPerSeries = 1'024;
 
 // The metrics of one rank in one input, in one log format, for one run segment: a restart or

@@ -394,7 +394,7 @@ class ReadAheadStream final : public ByteStream {
   const std::string& error() const override { return error_; }
 
  private:
-  static constexpr size_t kChunkBytes = size_t{1} << 20;
+  static constexpr size_t kChunkBytes = size_t{512} << 10;
   static constexpr size_t kChunks = 4;
 
   void Produce() {
