@@ -146,7 +146,7 @@ std::vector<size_t> choose_anchors(const std::vector<std::string>& literals, siz
   }
   // The estimate, kept up to date as anchors move: for each position k, how many anchors have
   // each byte there and the summed frequency of the bytes present; and the anchors' frequencies.
-  std::vector<std::array<uint16_t, 128>> uses(anchor, std::array<uint16_t, 128>{});
+  std::vector<std::array<uint32_t, 128>> uses(anchor, std::array<uint32_t, 128>{});
   std::vector<double> present(anchor, 0);
   double occurring = 0;
   const auto byte_at = [&](size_t i, size_t start, size_t k) {

@@ -47,11 +47,11 @@ void StateReader::Feed(std::string_view text, uint64_t line_number) {
       return;
     }
   }
-  impl_->query.Feed(text, line_number);
-  impl_->csv.Feed(text, line_number);
-  impl_->xml.Feed(text, line_number);
-  impl_->exporter.Feed(text, line_number);
-  impl_->dcgmi.Feed(text, line_number);
+  r.query.Feed(text, line_number);
+  r.csv.Feed(text, line_number);
+  r.xml.Feed(text, line_number);
+  r.exporter.Feed(text, line_number);
+  r.dcgmi.Feed(text, line_number);
 }
 
 std::vector<GpuState> StateReader::Finish() {
