@@ -29,6 +29,17 @@ TEST_CASE("the literal screen passes lines that may match and stops the rest") {
   CHECK_FALSE(screen.MayMatch("NV"));
 }
 
+TEST_CASE("a literal too short for a four-byte anchor still screens") {
+  LiteralScreen screen;
+  screen.Build({R"(Xid\d+)", R"(NVRM: GPU at PCI:(?P<pci>[0-9a-f:.]+))"});
+  REQUIRE(screen.literals() == 2);
+  CHECK(screen.MayMatch("Xid79"));
+  CHECK(screen.MayMatch("kernel: [ 1.0] NVRM: xid79 at the very end: XID"));
+  CHECK(screen.MayMatch("nvrm: gpu at pci:0000:3b:00"));
+  CHECK_FALSE(screen.MayMatch("Xi d and NVRM: GPU"));
+  CHECK_FALSE(screen.MayMatch("xi"));
+}
+
 TEST_CASE("a pattern without a required literal turns the screen off") {
   LiteralScreen screen;
   screen.Build({"NVRM: Xid", R"(\d+:\d+)"});

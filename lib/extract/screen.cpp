@@ -209,7 +209,7 @@ void add_to_buckets(unsigned char c, uint8_t bit, std::array<uint8_t, 16>* low,
 }
 
 #if defined(__x86_64__)
-using NibbleTables = std::array<std::array<uint8_t, 16>, 3>;
+using NibbleTables = std::array<std::array<uint8_t, 16>, 4>;
 
 // 0xff where a byte is not in the set of a nibble table.
 __attribute__((target("avx2"))) inline __m256i outside(__m256i bytes, __m256i table) {
@@ -239,15 +239,15 @@ __attribute__((target("avx2"))) inline __m256i buckets_of(__m256i bytes,
   return _mm256_and_si256(low_rows, high_rows);
 }
 
-// Positions i in [0, 32) where, for every k < 3, s[i + k] is the k-th byte of some anchor
-// (`sets`) and one bucket holds all three (`low`, `high`), as bits. Reads s[0, 34).
-__attribute__((target("avx2"))) uint32_t anchor_candidates(const unsigned char* s,
+// Positions i in [0, 32) where, for every k < length, s[i + k] is the k-th byte of some anchor
+// (`sets`) and one bucket holds all of them (`low`, `high`), as bits. Reads s[0, 31 + length).
+__attribute__((target("avx2"))) uint32_t anchor_candidates(const unsigned char* s, size_t length,
                                                            const NibbleTables& low,
                                                            const NibbleTables& high,
                                                            const NibbleTables& sets) {
   __m256i buckets = _mm256_set1_epi8(-1);
   __m256i rejected = _mm256_setzero_si256();
-  for (size_t k = 0; k < 3; ++k) {
+  for (size_t k = 0; k < length; ++k) {
     const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + k));
     buckets = _mm256_and_si256(buckets, buckets_of(bytes, low[k], high[k]));
     const __m256i table = _mm256_broadcastsi128_si256(
@@ -261,12 +261,13 @@ __attribute__((target("avx2"))) uint32_t anchor_candidates(const unsigned char* 
 // Calls confirm(i) for each candidate anchor position i of s[0, n), 32 at a time, until it
 // returns true.
 template <typename Confirm>
-bool find_anchor_vector(const unsigned char* s, size_t n, const NibbleTables& low,
+bool find_anchor_vector(const unsigned char* s, size_t n, size_t length, const NibbleTables& low,
                         const NibbleTables& high, const NibbleTables& sets,
                         const Confirm& confirm) {
   constexpr size_t kBlock = 32;
+  const size_t reach = length - 1;  // bytes a block's last position reads past the block
   const auto try_block = [&](const unsigned char* block, size_t base, size_t positions) {
-    uint32_t candidates = anchor_candidates(block, low, high, sets);
+    uint32_t candidates = anchor_candidates(block, length, low, high, sets);
     if (positions < kBlock) candidates &= (uint32_t{1} << positions) - 1;
     while (candidates != 0) {
       if (confirm(base + static_cast<size_t>(__builtin_ctz(candidates)))) return true;
@@ -275,15 +276,15 @@ bool find_anchor_vector(const unsigned char* s, size_t n, const NibbleTables& lo
     return false;
   };
   size_t at = 0;
-  for (; at + kBlock + 2 <= n; at += kBlock) {
+  for (; at + kBlock + reach <= n; at += kBlock) {
     if (try_block(s + at, at, kBlock)) return true;
   }
   // The last positions: a zero-padded copy, since the line may end at the end of readable
   // memory.
-  if (at + 2 < n) {
+  if (at + reach < n) {
     unsigned char tail[2 * kBlock] = {};
     std::memcpy(tail, s + at, n - at);
-    return try_block(tail, at, n - at - 2);
+    return try_block(tail, at, n - at - reach);
   }
   return false;
 }
@@ -312,13 +313,20 @@ void LiteralScreen::Build(const std::vector<std::string>& patterns) {
   filter.AllPotentials({}, &unfiltered);
   if (!unfiltered.empty() || atoms.empty()) return;
   std::vector<std::string> texts = needed_literals(filter, atoms);
-  const std::vector<size_t> anchors = choose_anchors(texts, kGram);
+  // Four bytes pass the vector pass far more rarely than three; a literal too short for four
+  // makes every anchor three bytes long.
+  anchor_length_ = kMaxAnchor;
+  std::vector<size_t> anchors = choose_anchors(texts, anchor_length_);
+  if (anchors.empty()) {
+    anchor_length_ = kGram;
+    anchors = choose_anchors(texts, anchor_length_);
+  }
   if (anchors.empty()) return;
   // Buckets of neighbouring anchors in sorted order: alike anchors share a bucket's bytes.
   std::vector<size_t> order(texts.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   const auto anchor_of = [&](size_t i) {
-    return std::string_view(texts[i]).substr(anchors[i], kGram);
+    return std::string_view(texts[i]).substr(anchors[i], anchor_length_);
   };
   std::sort(order.begin(), order.end(),
             [&](size_t a, size_t b) { return anchor_of(a) < anchor_of(b); });
@@ -326,7 +334,7 @@ void LiteralScreen::Build(const std::vector<std::string>& patterns) {
     const size_t i = order[rank];
     const auto bit = static_cast<uint8_t>(1U << (rank * kBuckets / order.size()));
     const auto* bytes = reinterpret_cast<const unsigned char*>(texts[i].data()) + anchors[i];
-    for (size_t k = 0; k < kGram; ++k) {
+    for (size_t k = 0; k < anchor_length_; ++k) {
       add_to_buckets(bytes[k], bit, &low_[k], &high_[k]);
       add_to_buckets(static_cast<unsigned char>(std::toupper(bytes[k])), bit, &low_[k], &high_[k]);
       add_to_nibble_table(bytes[k], &anchor_bytes_[k]);
@@ -371,7 +379,7 @@ bool LiteralScreen::MayMatch(std::string_view line) const {
   const auto* bytes = reinterpret_cast<const unsigned char*>(line.data());
 #if defined(__x86_64__)
   if (vector_pass_) {
-    return find_anchor_vector(bytes, line.size(), low_, high_, anchor_bytes_,
+    return find_anchor_vector(bytes, line.size(), anchor_length_, low_, high_, anchor_bytes_,
                               [&](size_t at) { return Confirm(line, at); });
   }
 #endif

@@ -25,15 +25,17 @@ class LiteralScreen {
   size_t literals() const { return literals_.size(); }
 
  private:
-  static constexpr size_t kGram = 3;     // the shortest literal FilteredRE2 is asked for
-  static constexpr size_t kBuckets = 8;  // one bit of a byte each
+  static constexpr size_t kGram = 3;       // the shortest literal FilteredRE2 is asked for
+  static constexpr size_t kMaxAnchor = 4;  // the longest anchor
+  static constexpr size_t kBuckets = 8;    // one bit of a byte each
 
   struct Literal {
     std::string text;  // lowercase
-    size_t anchor;     // where its anchor, kGram bytes chosen to be rare in logs, starts
+    size_t anchor;     // where its anchor, bytes chosen to be rare in logs, starts
   };
 
-  // Whether some literal whose anchor starts at line[at] is in the line.
+  // Whether some literal whose anchor starts at line[at] is in the line. Anchors are told apart
+  // by a hash of their first kGram bytes.
   bool Confirm(std::string_view line, size_t at) const;
 
   std::vector<Literal> literals_;
@@ -46,10 +48,11 @@ class LiteralScreen {
   // bit b set if an anchor of bucket b has a k-th byte with low / high nibble n. A position
   // passes only if both agree for every k, so bytes of unrelated anchors rarely combine into a
   // false candidate (2.4x fewer of them than the exact test alone on kernel logs).
-  std::array<std::array<uint8_t, 16>, kGram> anchor_bytes_{};
-  std::array<std::array<uint8_t, 16>, kGram> low_{};
-  std::array<std::array<uint8_t, 16>, kGram> high_{};
-  bool vector_pass_ = false;  // the CPU has AVX2
+  std::array<std::array<uint8_t, 16>, kMaxAnchor> anchor_bytes_{};
+  std::array<std::array<uint8_t, 16>, kMaxAnchor> low_{};
+  std::array<std::array<uint8_t, 16>, kMaxAnchor> high_{};
+  size_t anchor_length_ = kGram;  // kMaxAnchor unless some literal is shorter
+  bool vector_pass_ = false;      // the CPU has AVX2
 };
 
 }  // namespace faultline
