@@ -89,7 +89,10 @@ class Redactor {
       return Mask(kUser, std::string(g[1])) + "@" + MaskHost(std::string(g[2]));
     });
     out = replace(out, home_dir(), [&](const Groups& g) {
-      return "/" + std::string(g[1]) + "/" + Mask(kUser, std::string(g[2]));
+      // Appended rather than "/" + ...: GCC 12 at -O3 warns (-Wrestrict) about the latter.
+      std::string path = "/";
+      path.append(g[1].data(), g[1].size()).append("/").append(Mask(kUser, std::string(g[2])));
+      return path;
     });
     for (const std::string& host : hosts_) out = MaskWord(out, host, masks_[kHost].at(host));
     out = replace(out, ipv4(), [&](const Groups& g) -> std::optional<std::string> {
