@@ -14,9 +14,9 @@
 #include <thread>
 #include <tuple>
 
-#include "diagnose/filter.h"
-#include "diagnose/lint.h"
-#include "diagnose/redact.h"
+#include "catalog/catalog.h"
+#include "catalog/signatures.h"
+#include "diagnose/diagnose.h"
 #include "report/report.h"
 
 namespace {
@@ -197,7 +197,7 @@ std::optional<int> read_filter(const Options& options, faultline::Filter* filter
 
 void render(const Options& options, const Analysis& analysis) {
   if (options.format == "json") {
-    std::cout << faultline::dump_json(faultline::diagnosis_json(analysis), 2) << "\n";
+    faultline::render_json(analysis, std::cout);
   } else if (options.format == "jsonl") {
     faultline::render_jsonl(analysis, std::cout);
   } else if (options.format == "markdown") {
@@ -248,7 +248,7 @@ int run_signatures_list(const Options& options) {
   std::string error;
   if (!faultline::load_catalog(options.signature_dirs, &catalog, &error)) return fail(error);
   if (options.json) {
-    std::cout << faultline::dump_json(faultline::catalog_json(catalog), 2) << "\n";
+    faultline::render_catalog_json(catalog, std::cout);
     return kExitClean;
   }
   for (const auto& signature : catalog.signatures->signatures()) {
@@ -266,7 +266,7 @@ bool load_with_dir(const Options& options, Catalog* catalog, size_t* first, std:
   std::vector<std::string> dirs = options.signature_dirs;
   if (!options.table_dir.empty()) dirs.push_back(options.table_dir);
   if (!faultline::load_catalog(dirs, catalog, error)) return false;
-  *first = options.table_dir.empty() ? 0 : faultline::builtin_tables().size();
+  *first = options.table_dir.empty() ? 0 : faultline::builtin_table_count();
   return true;
 }
 
@@ -282,8 +282,9 @@ int run_signatures_lint(const Options& options) {
   size_t first = 0;
   std::string error;
   if (!load_with_dir(options, &catalog, &first, &error)) return fail(error);
-  return report_problems(faultline::lint_tables(catalog, first),
-                         std::to_string(catalog.tables.size() - first) + " tables: no problem");
+  return report_problems(
+      faultline::lint_tables(catalog, first),
+      std::to_string(faultline::table_count(catalog) - first) + " tables: no problem");
 }
 
 int run_signatures_test(const Options& options) {

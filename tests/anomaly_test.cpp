@@ -1,5 +1,3 @@
-#include "correlate/anomaly.h"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,8 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "correlate/correlate.h"
 #include "correlate/trailing_window.h"
-#include "extract/metrics.h"
+#include "metrics/metrics.h"
 
 using namespace faultline;
 

@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "diagnose/analysis.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
+#include "pipeline/pipeline.h"
 
 using namespace faultline;
 namespace fs = std::filesystem;

@@ -1,13 +1,16 @@
 // What happened first: ranks tied to GPUs, and collateral failures pointed at their cause.
+#include "correlate/correlate.h"
+
 #include <doctest/doctest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "correlate/stragglers.h"
-#include "diagnose/analysis.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
 #include "log_folder.h"
+#include "pipeline/pipeline.h"
 
 using namespace faultline;
 namespace fs = std::filesystem;

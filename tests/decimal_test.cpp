@@ -1,4 +1,4 @@
-#include "extract/decimal.h"
+#include "metrics/decimal.h"
 
 #include <doctest/doctest.h>
 

@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "diagnose/analysis.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
 #include "log_folder.h"
+#include "pipeline/pipeline.h"
 
 using namespace faultline;
 

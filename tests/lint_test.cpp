@@ -1,10 +1,12 @@
-#include "diagnose/lint.h"
-
 #include <doctest/doctest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include "catalog/catalog.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
 
 using namespace faultline;
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "extract/metrics.h"
+#include "metrics/metrics.h"
 
 #include <doctest/doctest.h>
 
@@ -7,8 +7,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "sniff/prefix.h"
-#include "sniff/rank.h"
+#include "envelope/envelope.h"
 
 using namespace faultline;
 

@@ -1,8 +1,6 @@
-#include "sniff/prefix.h"
-
 #include <doctest/doctest.h>
 
-#include "sniff/timezone.h"
+#include "envelope/envelope.h"
 
 using faultline::find_year;
 using faultline::parse_prefix;

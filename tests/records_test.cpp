@@ -1,7 +1,8 @@
 // The records of `faultline scan`, written and read back.
-#include "extract/records.h"
-
 #include <doctest/doctest.h>
+
+#include "extract/extract.h"
+#include "report/json.h"
 
 using namespace faultline;
 

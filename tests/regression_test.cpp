@@ -11,8 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "diagnose/analysis.h"
-#include "sniff/prefix.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
+#include "envelope/envelope.h"
+#include "pipeline/pipeline.h"
 #include "source/source.h"
 
 namespace faultline {

@@ -6,9 +6,11 @@
 #include <regex>
 #include <sstream>
 
-#include "diagnose/filter.h"
-#include "diagnose/progress.h"
-#include "diagnose/redact.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
+#include "diagnose/diagnose.h"
+#include "pipeline/progress.h"
+#include "report/json.h"
 #include "report/timeline_svg.h"
 
 using namespace faultline;

@@ -1,4 +1,4 @@
-#include "extract/screen.h"
+#include "catalog/screen.h"
 
 #include <doctest/doctest.h>
 #include <re2/re2.h>
@@ -7,7 +7,9 @@
 #include <cctype>
 #include <random>
 
-#include "diagnose/analysis.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
+#include "pipeline/pipeline.h"
 
 using faultline::LiteralScreen;
 

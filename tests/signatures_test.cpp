@@ -1,8 +1,11 @@
+#include "catalog/signatures.h"
+
 #include <doctest/doctest.h>
 
 #include <set>
 
-#include "diagnose/analysis.h"
+#include "catalog/tables.h"
+#include "pipeline/pipeline.h"
 
 using namespace faultline;
 

@@ -14,17 +14,17 @@
 #include <string_view>
 #include <vector>
 
-#include "diagnose/analysis.h"
-#include "extract/scan.h"
-#include "extract/signatures.h"
-#include "extract/state.h"
-#include "extract/state_csv.h"
-#include "extract/state_dcgmi.h"
-#include "extract/state_exporter.h"
-#include "extract/state_query.h"
-#include "extract/state_xml.h"
-#include "extract/tables.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
+#include "extract/extract.h"
+#include "pipeline/pipeline.h"
 #include "source/source.h"
+#include "state/csv.h"
+#include "state/dcgmi.h"
+#include "state/exporter.h"
+#include "state/query.h"
+#include "state/state.h"
+#include "state/xml.h"
 
 namespace faultline {
 namespace {
@@ -788,7 +788,7 @@ TEST_CASE("state sources: XML between other text, cut short, or of another tool"
 
 TEST_CASE("state sources: an XML document past the cap is dropped, the next one is read") {
   std::vector<GpuState> out;
-  state_detail::XmlDumpReader reader("big.xml", &out);
+  state_internal::XmlDumpReader reader("big.xml", &out);
   uint64_t number = 0;
   reader.Feed("<?xml version=\"1.0\" ?>", ++number);
   reader.Feed("<nvidia_smi_log>", ++number);
@@ -809,7 +809,7 @@ TEST_CASE("state sources: an XML document past the cap is dropped, the next one 
 
   // A small cap behaves alike.
   std::vector<GpuState> small;
-  state_detail::XmlDumpReader capped("small.xml", &small, 256);
+  state_internal::XmlDumpReader capped("small.xml", &small, 256);
   capped.Feed("<nvidia_smi_log>", 1);
   capped.Feed("<gpu id=\"00000000:01:00.0\"><uuid>GPU-1</uuid></gpu>", 2);
   capped.Feed(std::string(300, 'x'), 3);
@@ -1482,11 +1482,11 @@ TEST_CASE("state sources: the idle gate gives what feeding every reader gives") 
         if (every > 0 && ++n % every == 0) lines.push_back(noise[n % noise.size()]);
       }
       std::vector<GpuState> direct;
-      state_detail::QueryTextReader query("node17/dump.txt", &direct);
-      state_detail::CsvQueryReader csv("node17/dump.txt", &direct);
-      state_detail::XmlDumpReader xml("node17/dump.txt", &direct);
-      state_detail::ExporterReader exporter("node17/dump.txt", &direct);
-      state_detail::DcgmiReader dcgmi("node17/dump.txt", &direct);
+      state_internal::QueryTextReader query("node17/dump.txt", &direct);
+      state_internal::CsvQueryReader csv("node17/dump.txt", &direct);
+      state_internal::XmlDumpReader xml("node17/dump.txt", &direct);
+      state_internal::ExporterReader exporter("node17/dump.txt", &direct);
+      state_internal::DcgmiReader dcgmi("node17/dump.txt", &direct);
       StateReader gated("node17/dump.txt");
       uint64_t number = 0;
       for (std::string_view line : lines) {

@@ -1,4 +1,4 @@
-#include "extract/state.h"
+#include "state/state.h"
 
 #include <doctest/doctest.h>
 

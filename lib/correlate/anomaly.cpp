@@ -1,5 +1,3 @@
-#include "correlate/anomaly.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +6,7 @@
 #include <map>
 #include <string_view>
 
+#include "correlate/correlate.h"
 #include "correlate/trailing_window.h"
 
 namespace faultline {

@@ -1,10 +1,11 @@
-#include "correlate/stragglers.h"
-
 #include <algorithm>
 #include <charconv>
 #include <map>
 #include <set>
 #include <string>
+
+#include "correlate/correlate.h"
+#include "model/text.h"
 
 namespace faultline {
 namespace {
@@ -12,11 +13,7 @@ namespace {
 std::optional<long long> field_number(const Event& event, const char* name) {
   auto it = event.fields.find(name);
   if (it == event.fields.end()) return std::nullopt;
-  long long value = 0;
-  const std::string& text = it->second;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
+  return parse_number<long long>(it->second);
 }
 
 // "24-31", "3, 7": ranks in order, runs joined.

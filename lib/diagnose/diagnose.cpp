@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 
+#include "model/text.h"
+
 namespace faultline {
 namespace {
 
@@ -30,13 +32,6 @@ MemoryRepair memory_repair(const GpuRef& gpu, const Knowledge& knowledge) {
           "no dump names the product; " + knowledge.default_memory + " assumed"};
 }
 
-std::optional<double> number(const std::string& text) {
-  double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 std::string field_or_empty(const GpuState& state, const std::string& name) {
   auto it = state.fields.find(name);
   return it == state.fields.end() ? "" : it->second;
@@ -46,10 +41,10 @@ bool state_fits(const Condition& condition, const GpuState& state) {
   const std::string value = field_or_empty(state, condition.state);
   if (value.empty()) return false;
   if (!condition.equals.empty()) return value == condition.equals;
-  auto amount = number(value);
+  auto amount = parse_number<double>(value);
   if (!amount || !condition.at_least) return false;
   if (!condition.sum_with.empty()) {
-    auto other = number(field_or_empty(state, condition.sum_with));
+    auto other = parse_number<double>(field_or_empty(state, condition.sum_with));
     if (!other) return false;
     *amount += *other;
   }
@@ -70,7 +65,7 @@ struct Context {
 std::optional<int> cause_xid(const Event& event) {
   auto it = event.fields.find(kCauseXidField);
   if (it == event.fields.end()) return std::nullopt;
-  auto value = number(it->second);
+  auto value = parse_number<double>(it->second);
   return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
 }
 
@@ -236,7 +231,9 @@ bool trend_fits(const Condition& condition, const std::vector<const GpuState*>& 
   for (const GpuState* state : states) {
     const std::string text = field_or_empty(*state, condition.state);
     // Flags trend too: a pending remap that later reads "no" was applied.
-    auto value = text == "yes" ? 1.0 : text == "no" ? std::optional<double>(0.0) : number(text);
+    auto value = text == "yes"  ? 1.0
+                 : text == "no" ? std::optional<double>(0.0)
+                                : parse_number<double>(text);
     if (value) values.emplace_back(state, *value);
   }
   if (values.size() < 2) return false;

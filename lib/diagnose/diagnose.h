@@ -1,12 +1,14 @@
-// Ranking hypotheses: which failure classes the evidence supports, for which GPU, how surely.
+// Ranking hypotheses: which failure classes the evidence supports, for which GPU, how surely;
+// and what a run found (Analysis), narrowed to what the user asks about or masked for sharing.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "catalog/catalog.h"
 #include "correlate/correlate.h"
-#include "diagnose/classes.h"
+#include "model/metrics.h"
 
 namespace faultline {
 
@@ -32,5 +34,44 @@ struct Diagnosis {
 // Builds the ranked diagnoses. Each GPU gets at most one: the most severe, most specific class
 // its evidence supports, with the evidence of the other classes it fits as support.
 std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge& knowledge);
+
+// What a run found: its inputs, what they yielded and the ranked diagnoses.
+struct Analysis {
+  std::vector<InputSummary> inputs;
+  std::vector<std::string> warnings;  // one line each, naming the input
+  std::vector<Event> events;
+  std::vector<GpuState> states;
+  std::vector<Series> series;  // training metrics; their anomalies are among `events`
+  std::vector<Diagnosis> diagnoses;
+  size_t readable_inputs = 0;  // inputs that yielded at least one line or ended cleanly
+};
+
+struct Filter {
+  std::optional<Timestamp> since;
+  std::optional<Timestamp> until;
+  std::vector<std::string> hosts;  // any of them, compared without case
+  std::vector<std::string> gpus;   // normalised PCI addresses (normalize_pci); any of them
+  std::optional<Severity> min_severity;
+};
+
+// Keeps the diagnoses, and the events, that meet every criterion the filter sets; the severity
+// applies to diagnoses only (an event has none). A diagnosis is in the time window when its
+// first..last occurrence overlaps it. Times that cannot be placed on the calendar (boot-relative
+// dmesg seconds, lines with no time) are kept: the filter cannot tell. A host or GPU filter
+// drops what names no host or GPU. Positions are left as they were, so that "caused by #1"
+// still points at the same diagnosis (which the filter may have left out).
+//
+// Two times compare in UTC when both name their zone, else as wall-clock times.
+void apply_filter(const Filter& filter, Analysis* analysis);
+
+// Replaces, in every string of the analysis (paths, evidence lines, fixes, commands, notes,
+// event fields), the names of hosts with host-1, host-2, ..., IP addresses (IPv4, IPv6) with
+// ip-1, ip-2, ..., and user names with user-1, user-2, ..., numbered in order of first
+// appearance, so that the same name gets the same mask in every output format. Hosts are those
+// the analysis attributes lines to (syslog and journal envelopes, NCCL prefixes, folder names)
+// and those of user@host prompts, wherever they appear as a whole word; user names are those of
+// /home/NAME, /Users/NAME and user@host. GPU PCI addresses, serials and UUIDs are kept: they
+// are what the reader needs to act on.
+void redact(Analysis* analysis);
 
 }  // namespace faultline

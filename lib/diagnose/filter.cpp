@@ -1,9 +1,8 @@
-#include "diagnose/filter.h"
-
 #include <algorithm>
 #include <cctype>
 
-#include "sniff/prefix.h"
+#include "diagnose/diagnose.h"
+#include "envelope/envelope.h"
 
 namespace faultline {
 namespace {

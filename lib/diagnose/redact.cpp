@@ -1,5 +1,3 @@
-#include "diagnose/redact.h"
-
 #include <fmt/format.h>
 #include <re2/re2.h>
 
@@ -8,6 +6,8 @@
 #include <cctype>
 #include <functional>
 #include <map>
+
+#include "diagnose/diagnose.h"
 
 namespace faultline {
 namespace {

@@ -1,36 +1,15 @@
-#include "extract/records.h"
-
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
-#include "sniff/prefix.h"
+#include "envelope/envelope.h"
+#include "extract/extract.h"
 
 namespace faultline {
 
 using nlohmann::json;
 
-json text_or_null(const std::string& text) {
-  return text.empty() ? json(nullptr) : json(text);
-}
-
-json time_or_null(const Timestamp& time) {
-  return time.known() ? json(time.iso()) : json(nullptr);
-}
-
 namespace {
-
-template <typename T>
-json optional_or_null(const std::optional<T>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
-void put_gpu(const GpuRef& gpu, json* out) {
-  (*out)["gpu"] = text_or_null(gpu.pci);
-  (*out)["gpu_index"] = optional_or_null(gpu.index);
-  (*out)["gpu_uuid"] = text_or_null(gpu.uuid);
-  (*out)["gpu_serial"] = text_or_null(gpu.serial);
-  (*out)["gpu_product"] = text_or_null(gpu.product);
-}
 
 // Readers of one key that accept null or a missing key as "unknown" and refuse a wrong type.
 class Fields {
@@ -183,50 +162,6 @@ bool read_input(const json& object, Records* records, std::string* error) {
 }
 
 }  // namespace
-
-json event_record(const Event& event) {
-  json out = {{"record", "event"},
-              {"signature", event.signature},
-              {"host", text_or_null(event.host)},
-              {"rank", optional_or_null(event.rank)},
-              {"xid", optional_or_null(event.xid)},
-              {"time", time_or_null(event.evidence.time)},
-              {"year_assumed", event.evidence.time.year_assumed},
-              {"path", event.evidence.path},
-              {"line", event.evidence.line},
-              {"text", event.evidence.text},
-              {"count", event.count},
-              {"fields", event.fields}};
-  put_gpu(event.gpu, &out);
-  return out;
-}
-
-json state_record(const GpuState& state) {
-  json lines = json::object();
-  for (const auto& [field, where] : state.field_lines) lines[field] = {where.first, where.second};
-  json out = {{"record", "state"},
-              {"host", text_or_null(state.host)},
-              {"time", time_or_null(state.time)},
-              {"path", state.source.path},
-              {"line", state.source.line},
-              {"text", state.source.text},
-              {"fields", state.fields},
-              {"field_lines", lines}};
-  put_gpu(state.gpu, &out);
-  return out;
-}
-
-json input_record(const InputSummary& input) {
-  return {{"record", "input"},
-          {"path", input.path},
-          {"host", text_or_null(input.host)},
-          {"kind", input.kind},
-          {"compression", input.compression},
-          {"lines", input.lines},
-          {"bytes", input.bytes},
-          {"cut_lines", input.cut_lines},
-          {"error", text_or_null(input.error)}};
-}
 
 bool read_record(std::string_view line, Records* records, std::string* error) {
   const json object = json::parse(line, nullptr, false);

@@ -1,14 +1,14 @@
-#include "extract/scan.h"
-
 #include <charconv>
 #include <set>
 #include <unordered_map>
 
-#include "extract/metrics.h"
-#include "extract/state.h"
-#include "sniff/prefix.h"
-#include "sniff/rank.h"
+#include "catalog/signatures.h"
+#include "envelope/envelope.h"
+#include "extract/extract.h"
+#include "metrics/metrics.h"
+#include "model/text.h"
 #include "sniff/sniff.h"
+#include "state/state.h"
 
 namespace faultline {
 namespace {
@@ -22,13 +22,6 @@ constexpr size_t kHostPrefixReach = 160;
 
 // How far back a signature that takes its GPU from the previous lines may look.
 constexpr uint64_t kPreviousLineReach = 3;
-
-std::optional<int> parse_int(const std::string& text) {
-  int value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 // Turns matches into events, remembering what the previous lines said.
 class EventBuilder {
@@ -47,13 +40,13 @@ class EventBuilder {
       if (name == "pci") {
         event.gpu.pci = normalize_pci(value);
       } else if (name == "xid") {
-        event.xid = parse_int(value);
+        event.xid = parse_number<int>(value);
       } else if (name == "uuid") {
         event.gpu.uuid = value;
       } else if (name == "serial") {
         event.gpu.serial = value;
       } else if (name == "rank") {
-        event.rank = parse_int(value);
+        event.rank = parse_number<int>(value);
       }
       event.fields[name] = value;
     }

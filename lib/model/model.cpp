@@ -6,6 +6,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "model/text.h"
+
 namespace faultline {
 
 Timestamp Timestamp::Absolute(double unix_seconds, std::optional<int> utc_offset_minutes) {
@@ -120,6 +122,20 @@ std::string normalize_pci(std::string_view text) {
   auto packed = take_hex(rest, 12);
   if (!packed || !rest.empty() || text.size() < 4) return "";
   return format_pci(*packed >> 20, (*packed >> 12) & 0xff, (*packed >> 4) & 0xff, *packed & 0xf);
+}
+
+std::string_view trim(std::string_view text) {
+  const size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string_view::npos) return {};
+  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
+}
+
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
 }
 
 }  // namespace faultline

@@ -88,4 +88,16 @@ struct GpuState {
   std::map<std::string, std::pair<uint64_t, std::string>> field_lines;
 };
 
+// One input as read: the "inputs" of the report.
+struct InputSummary {
+  std::string path;
+  std::string host;  // the host its lines belong to unless they name their own ("" if unknown)
+  std::string kind;
+  std::string compression;
+  uint64_t lines = 0;
+  uint64_t bytes = 0;
+  uint64_t cut_lines = 0;
+  std::string error;  // why reading stopped early, "" if it did not
+};
+
 }  // namespace faultline

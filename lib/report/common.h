@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "diagnose/analysis.h"
+#include "pipeline/pipeline.h"
 
 namespace faultline {
 

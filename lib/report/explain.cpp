@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include "catalog/signatures.h"
+#include "report/json.h"
 #include "report/report.h"
 
 namespace faultline {
@@ -123,6 +125,14 @@ nlohmann::json catalog_json(const Catalog& catalog) {
                        {"source", failure.source}});
   }
   return {{"signatures", signatures}, {"classes", classes}};
+}
+
+}  // namespace faultline
+
+namespace faultline {
+
+void render_catalog_json(const Catalog& catalog, std::ostream& out) {
+  out << dump_json(catalog_json(catalog), 2) << "\n";
 }
 
 }  // namespace faultline

@@ -1,6 +1,7 @@
+#include "report/json.h"
+
 #include <algorithm>
 
-#include "extract/records.h"
 #include "report/report.h"
 
 namespace faultline {
@@ -60,15 +61,7 @@ json diagnosis_entry(const Diagnosis& diagnosis) {
 
 json diagnosis_json(const Analysis& analysis) {
   json inputs = json::array();
-  for (const InputSummary& input : analysis.inputs) {
-    inputs.push_back({{"path", input.path},
-                      {"host", text_or_null(input.host)},
-                      {"kind", input.kind},
-                      {"compression", input.compression},
-                      {"lines", input.lines},
-                      {"bytes", input.bytes},
-                      {"error", text_or_null(input.error)}});
-  }
+  for (const InputSummary& input : analysis.inputs) inputs.push_back(input_json(input));
   json diagnoses = json::array();
   bool hardware_fault = false;
   json initiating = nullptr;
@@ -86,6 +79,10 @@ json diagnosis_json(const Analysis& analysis) {
           {"diagnoses", diagnoses},
           {"events", events},
           {"summary", {{"hardware_fault", hardware_fault}, {"initiating", initiating}}}};
+}
+
+void render_json(const Analysis& analysis, std::ostream& out) {
+  out << dump_json(diagnosis_json(analysis), 2) << "\n";
 }
 
 void render_jsonl(const Analysis& analysis, std::ostream& out) {

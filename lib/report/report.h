@@ -3,12 +3,11 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <string_view>
 
-#include "diagnose/analysis.h"
+#include "pipeline/pipeline.h"
 
 namespace faultline {
 
@@ -30,7 +29,7 @@ void render_markdown(const Analysis& analysis, std::ostream& out);
 // at warning or above, placed at its first evidence line.
 void render_github(const Analysis& analysis, std::ostream& out);
 
-// The records of extract/records.h as JSON Lines, one object per line (the inputs, the GPUs'
+// The records of report/json.h as JSON Lines, one object per line (the inputs, the GPUs'
 // state, then the events): what `faultline scan` prints.
 void render_jsonl(const Analysis& analysis, std::ostream& out);
 
@@ -42,8 +41,8 @@ void render_html(const Analysis& analysis, std::ostream& out);
 // `width` columns.
 std::string progress_line(std::string_view path, uint64_t bytes, double seconds, size_t width);
 
-// The "faultline/diagnosis/v1" document of DESIGN.md.
-nlohmann::json diagnosis_json(const Analysis& analysis);
+// The "faultline/diagnosis/v1" document (docs/architecture.md, "The output contract").
+void render_json(const Analysis& analysis, std::ostream& out);
 
 // The encyclopedia entry of a failure class (`faultline explain ID`).
 void render_class_entry(const FailureClass& failure, std::ostream& out);
@@ -52,9 +51,6 @@ void render_class_entry(const FailureClass& failure, std::ostream& out);
 void render_xid_entry(int xid, const Catalog& catalog, std::ostream& out);
 
 // The catalog as JSON (`faultline signatures list --json`).
-nlohmann::json catalog_json(const Catalog& catalog);
-
-// Serialises JSON for output: invalid UTF-8 from the inputs is replaced, never thrown on.
-std::string dump_json(const nlohmann::json& value, int indent);
+void render_catalog_json(const Catalog& catalog, std::ostream& out);
 
 }  // namespace faultline

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "diagnose/analysis.h"
+#include "pipeline/pipeline.h"
 
 namespace faultline {
 

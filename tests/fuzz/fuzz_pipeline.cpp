@@ -4,8 +4,11 @@
 #include <sstream>
 #include <string>
 
-#include "extract/records.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
+#include "extract/extract.h"
 #include "fuzz.h"
+#include "report/json.h"
 #include "report/report.h"
 
 namespace {

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "envelope/envelope.h"
 #include "fuzz.h"
-#include "sniff/prefix.h"
 
 namespace {
 

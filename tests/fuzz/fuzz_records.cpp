@@ -5,8 +5,11 @@
 #include <string>
 #include <string_view>
 
-#include "extract/records.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
+#include "extract/extract.h"
 #include "fuzz.h"
+#include "report/json.h"
 #include "report/report.h"
 
 namespace {

@@ -3,8 +3,10 @@
 #include <cstdint>
 #include <string>
 
-#include "diagnose/analysis.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
 #include "fuzz.h"
+#include "pipeline/pipeline.h"
 
 namespace {
 

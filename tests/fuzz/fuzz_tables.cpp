@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <string>
 
-#include "diagnose/analysis.h"
-#include "diagnose/lint.h"
+#include "catalog/catalog.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
 #include "fuzz.h"
+#include "pipeline/pipeline.h"
 
 namespace {
 

@@ -1,0 +1,157 @@
+// The knowledge base: the signature tables of signatures/ (built in) and of --signatures
+// folders, their failure classes and NVIDIA's Xid catalog, and the checks that keep them honest.
+// The line signatures themselves are catalog/signatures.h.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace faultline {
+
+struct Table;
+class SignatureSet;
+
+enum class Severity { kInfo, kWarning, kError, kCritical };
+
+std::string_view severity_name(Severity severity);
+// "info", "warning", "error", "critical"; nullopt for anything else.
+std::optional<Severity> parse_severity(std::string_view name);
+
+// One piece of evidence a class looks for: events (of a signature, with an Xid), or a state
+// field's value.
+struct Condition {
+  std::string signature;  // events of this signature (any signature if empty and xids set) ...
+  std::vector<int> xids;  // ... with one of these Xids; an Xid that a later line names as its
+                          //     cause ("caused by previous Xid 149") counts too
+  bool unlisted = false;  // ... whose Xid the catalog does not list
+  std::map<std::string, std::string> where;  // ... whose captured fields have these values
+  std::string memory;              // ... on a GPU with this memory repair ("row-remapping")
+  std::string state;               // or: this state field ...
+  std::string equals;              // ... equal to this ...
+  std::optional<double> at_least;  // ... or at least this (summed with `sum_with`)
+  std::string sum_with;
+  std::string trend;  // ... or "rising" / "falling" from the first snapshot to the last
+  std::string note;   // said when the condition holds; {memory_basis} is filled in
+  double weight = 0;
+};
+
+struct VerifyStep {
+  std::string command;
+  std::string expect;
+};
+
+struct FailureClass {
+  std::string id;
+  std::string table;  // path of the table that defined it
+  std::string title;
+  std::string kind;  // "hardware", "software" or "unknown"
+  Severity severity = Severity::kInfo;
+  int priority = 0;  // which class names a GPU's incident when several fit
+  // Takes only events that no other class took: the catalog's per-Xid classes and xid-unknown.
+  bool fallback = false;
+  // Its first fix line still applies when another class names the incident (the action an
+  // Xid 154 asks for).
+  bool carry_fix = false;
+  std::vector<Condition> supported_by;
+  std::vector<Condition> contradicted_by;
+  std::vector<std::string> symptom_of;  // classes whose diagnosis this one is collateral to
+  bool job_wide = false;  // a symptom on any host of the job (NCCL timeouts on every rank)
+  // A symptom only of a cause last seen at most this many seconds before it (a loss spike
+  // "shortly after" an Xid); unset: any earlier cause.
+  std::optional<double> symptom_within;
+  std::string explanation;
+  // Templates: {host} {gpu} {gpu_index} {serial} {uuid} {product} {event.FIELD}.
+  std::vector<std::string> fix;
+  std::vector<VerifyStep> verify;
+  std::string missing_without_state;  // said when no dump of the GPU was given
+  std::string missing_without_gpu;    // said when no hardware diagnosis explains it
+  // Said when nothing explains it and its host's kernel log was not given; {ranks} too.
+  std::string missing_without_kernel_log;
+  std::string source;
+  // The encyclopedia entry (`faultline explain`).
+  std::string mechanism;
+  std::vector<std::string> symptoms;
+  std::vector<std::string> confirm;
+  std::vector<std::string> prevent;
+  std::vector<std::string> monitor;
+  std::vector<std::string> related;
+};
+
+// How a product repairs bad memory, matched on its name.
+struct ProductRule {
+  std::string pattern;
+  std::string memory;
+};
+
+// A resolution bucket of NVIDIA's Xid catalog ("RESET_GPU").
+struct XidAction {
+  std::string meaning;
+  Severity severity = Severity::kWarning;
+  std::string fix;  // a template, as in FailureClass::fix
+};
+
+// One Xid of NVIDIA's catalog.
+struct XidEntry {
+  int xid = 0;
+  std::string name;   // the driver's mnemonic
+  std::string title;  // the catalog's description
+  std::string meaning;
+  std::vector<std::string> applies_to;
+  std::string immediate_action;
+  std::string investigatory_action;
+  std::string cause;  // hardware, driver, application, mixed, informational, unused
+  std::vector<std::string> legacy_causes;
+  std::string source;
+};
+
+struct Knowledge {
+  std::vector<FailureClass> classes;
+  std::vector<ProductRule> products;
+  std::string default_memory = "row-remapping";
+  std::map<int, XidEntry> xids;
+  std::map<std::string, XidAction> actions;
+
+  const FailureClass* find_class(std::string_view id) const;
+  const XidEntry* find_xid(int xid) const;
+};
+
+// Reads the classes, products and Xid catalog of every table; a later entry replaces an earlier
+// one of the same id. Then adds a fallback class "xid-N" for each catalog Xid, made from its
+// entry and action, unless a table defines that id. Returns false and sets *error
+// ("PATH: class ID: reason") if an entry is malformed.
+bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std::string* error);
+
+// The compiled knowledge base: built-in tables plus the user's.
+struct Catalog {
+  Catalog();
+  ~Catalog();
+  Catalog(Catalog&&) noexcept;
+  Catalog& operator=(Catalog&&) noexcept;
+
+  std::vector<Table> tables;  // catalog/tables.h
+  std::unique_ptr<SignatureSet> signatures;
+  Knowledge knowledge;
+};
+
+// Loads the built-in tables and then those of each folder in `extra_dirs` (their entries replace
+// built-in ones of the same id). Returns false and sets *error ("PATH: ...") when a table is
+// invalid.
+bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog, std::string* error);
+
+// How many tables are built in: a catalog's tables from this index on are the user's.
+size_t builtin_table_count();
+
+// How many tables `catalog` holds.
+size_t table_count(const Catalog& catalog);
+
+// Checks of the tables beyond what loading them needs: the schema, unique ids, examples, and
+// that every class can be reached by some evidence. Lints catalog.tables[first..] against the
+// whole catalog (a user's table may name built-in signatures). Returns one line per problem,
+// "PATH: signature|class ID: problem"; none if clean.
+std::vector<std::string> lint_tables(const Catalog& catalog, size_t first);
+
+}  // namespace faultline

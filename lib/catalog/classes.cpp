@@ -1,0 +1,359 @@
+#include <re2/re2.h>
+
+#include <array>
+
+#include "catalog/catalog.h"
+#include "catalog/tables.h"
+
+namespace faultline {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::string_view, 4> kSeverityNames = {"info", "warning", "error", "critical"};
+// Catalog classes rank below every written class of the same severity.
+constexpr int kCatalogPriority = 3;
+
+std::string text(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::vector<std::string> texts(const json& object, const char* key) {
+  std::vector<std::string> out;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_array()) return out;
+  for (const json& item : *it) {
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+bool flag(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+// "xid": 74 or "xid": [144, 145].
+bool parse_xids(const json& entry, std::vector<int>* xids, std::string* error) {
+  auto it = entry.find("xid");
+  if (it == entry.end()) return true;
+  if (it->is_number_integer()) {
+    xids->push_back(it->get<int>());
+    return true;
+  }
+  if (it->is_array()) {
+    for (const json& xid : *it) {
+      if (!xid.is_number_integer()) break;
+      xids->push_back(xid.get<int>());
+    }
+    if (xids->size() == it->size() && !xids->empty()) return true;
+  }
+  *error = "\"xid\" must be a number or a list of numbers";
+  return false;
+}
+
+bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
+                     std::string* error) {
+  if (!entry.is_object()) {
+    *error = "a condition must be an object";
+    return false;
+  }
+  condition->signature = text(entry, "signature");
+  condition->state = text(entry, "state");
+  condition->memory = text(entry, "memory");
+  condition->equals = text(entry, "equals");
+  condition->sum_with = text(entry, "sum_with");
+  condition->note = text(entry, "note");
+  condition->trend = text(entry, "trend");
+  if (auto it = entry.find("where"); it != entry.end()) {
+    if (!it->is_object()) {
+      *error = "\"where\" must map captured fields to values";
+      return false;
+    }
+    for (const auto& [field, value] : it->items()) {
+      if (!value.is_string()) {
+        *error = "\"where\" values must be strings";
+        return false;
+      }
+      condition->where[field] = value.get<std::string>();
+    }
+  }
+  condition->unlisted = flag(entry, "unlisted");
+  if (!parse_xids(entry, &condition->xids, error)) return false;
+  if (auto it = entry.find("at_least"); it != entry.end() && it->is_number()) {
+    condition->at_least = it->get<double>();
+  }
+  if (auto it = entry.find("weight"); it != entry.end() && it->is_number()) {
+    condition->weight = it->get<double>();
+  }
+  const bool about_events =
+      !condition->signature.empty() || !condition->xids.empty() || condition->unlisted;
+  if (about_events == !condition->state.empty()) {
+    *error = R"(a condition names either events ("signature", "xid") or a "state")";
+    return false;
+  }
+  if (!condition->trend.empty() && condition->trend != "rising" && condition->trend != "falling") {
+    *error = "\"trend\" must be rising or falling";
+    return false;
+  }
+  if (!condition->state.empty() && condition->equals.empty() && !condition->at_least &&
+      condition->trend.empty()) {
+    *error = R"(a state condition needs "equals", "at_least" or "trend")";
+    return false;
+  }
+  if (needs_weight && (condition->weight <= 0 || condition->weight > 1)) {
+    *error = "a supporting condition needs a \"weight\" in (0, 1]";
+    return false;
+  }
+  return true;
+}
+
+bool parse_conditions(const json& entry, const char* key, bool needs_weight,
+                      std::vector<Condition>* out, std::string* error) {
+  auto it = entry.find(key);
+  if (it == entry.end()) return true;
+  if (!it->is_array()) {
+    *error = std::string("\"") + key + "\" must be an array";
+    return false;
+  }
+  for (const json& item : *it) {
+    Condition condition;
+    if (!parse_condition(item, needs_weight, &condition, error)) return false;
+    out->push_back(std::move(condition));
+  }
+  return true;
+}
+
+bool parse_class(const json& entry, FailureClass* c, std::string* error) {
+  c->id = text(entry, "id");
+  c->title = text(entry, "title");
+  c->kind = text(entry, "class");
+  if (c->id.empty() || c->title.empty()) {
+    *error = R"(needs an "id" and a "title")";
+    return false;
+  }
+  if (c->kind != "hardware" && c->kind != "software" && c->kind != "unknown") {
+    *error = "\"class\" must be hardware, software or unknown";
+    return false;
+  }
+  auto severity = parse_severity(text(entry, "severity"));
+  if (!severity) {
+    *error = "\"severity\" must be info, warning, error or critical";
+    return false;
+  }
+  c->severity = *severity;
+  if (auto it = entry.find("priority"); it != entry.end() && it->is_number_integer()) {
+    c->priority = it->get<int>();
+  }
+  c->fallback = flag(entry, "fallback");
+  c->carry_fix = flag(entry, "carry_fix");
+  c->job_wide = flag(entry, "job_wide");
+  if (auto it = entry.find("symptom_within_s"); it != entry.end()) {
+    if (!it->is_number() || it->get<double>() < 0) {
+      *error = "\"symptom_within_s\" must be a number of seconds";
+      return false;
+    }
+    c->symptom_within = it->get<double>();
+  }
+  if (!parse_conditions(entry, "supported_by", true, &c->supported_by, error) ||
+      !parse_conditions(entry, "contradicted_by", false, &c->contradicted_by, error)) {
+    return false;
+  }
+  if (c->supported_by.empty()) {
+    *error = "\"supported_by\" names no evidence";
+    return false;
+  }
+  c->symptom_of = texts(entry, "symptom_of");
+  c->explanation = text(entry, "explanation");
+  c->fix = texts(entry, "fix");
+  if (auto it = entry.find("verify"); it != entry.end() && it->is_array()) {
+    for (const json& step : *it) {
+      if (step.is_object()) c->verify.push_back({text(step, "command"), text(step, "expect")});
+    }
+  }
+  c->missing_without_state = text(entry, "missing_without_state");
+  c->missing_without_gpu = text(entry, "missing_without_gpu");
+  c->missing_without_kernel_log = text(entry, "missing_without_kernel_log");
+  c->source = text(entry, "source");
+  c->mechanism = text(entry, "mechanism");
+  c->symptoms = texts(entry, "symptoms");
+  c->confirm = texts(entry, "confirm");
+  c->prevent = texts(entry, "prevent");
+  c->monitor = texts(entry, "monitor");
+  c->related = texts(entry, "related");
+  return true;
+}
+
+bool parse_xid_entry(const json& entry, XidEntry* xid, std::string* error) {
+  auto number = entry.find("xid");
+  if (number == entry.end() || !number->is_number_integer()) {
+    *error = "an Xid entry needs a number \"xid\"";
+    return false;
+  }
+  xid->xid = number->get<int>();
+  xid->name = text(entry, "name");
+  xid->title = text(entry, "title");
+  xid->meaning = text(entry, "meaning");
+  xid->applies_to = texts(entry, "applies_to");
+  xid->immediate_action = text(entry, "immediate_action");
+  xid->investigatory_action = text(entry, "investigatory_action");
+  xid->cause = text(entry, "cause");
+  xid->legacy_causes = texts(entry, "legacy_causes");
+  xid->source = text(entry, "source");
+  if (xid->title.empty()) {
+    *error = "Xid " + std::to_string(xid->xid) + " needs a \"title\"";
+    return false;
+  }
+  return true;
+}
+
+bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* error) {
+  const json& doc = table.doc;
+  if (auto it = doc.find("actions"); it != doc.end() && it->is_object()) {
+    for (const auto& [code, entry] : it->items()) {
+      auto severity = parse_severity(text(entry, "severity"));
+      if (!severity) {
+        *error = table.path + ": action " + code +
+                 ": \"severity\" must be info, warning, error or critical";
+        return false;
+      }
+      knowledge->actions[code] = {text(entry, "meaning"), *severity, text(entry, "fix")};
+    }
+  }
+  if (auto it = doc.find("xids"); it != doc.end() && it->is_array()) {
+    for (const json& entry : *it) {
+      XidEntry xid;
+      std::string reason;
+      if (!entry.is_object() || !parse_xid_entry(entry, &xid, &reason)) {
+        *error = table.path + ": xids: " + (reason.empty() ? "each must be an object" : reason);
+        return false;
+      }
+      knowledge->xids[xid.xid] = std::move(xid);
+    }
+  }
+  return true;
+}
+
+std::string kind_of_cause(const std::string& cause) {
+  if (cause == "hardware") return "hardware";
+  if (cause == "application") return "software";
+  return "unknown";
+}
+
+// A fallback class for one catalog Xid: what NVIDIA's catalog says, and its action's fix.
+FailureClass catalog_class(const XidEntry& xid, const Knowledge& knowledge) {
+  const std::string number = std::to_string(xid.xid);
+  FailureClass c;
+  c.id = "xid-" + number;
+  c.table = "Xid catalog";
+  c.title = "Xid " + number + ": " + xid.title;
+  c.kind = kind_of_cause(xid.cause);
+  c.priority = kCatalogPriority;
+  c.fallback = true;
+  Condition condition;
+  condition.xids = {xid.xid};
+  condition.weight = 0.7;
+  c.supported_by.push_back(condition);
+  c.explanation = xid.meaning;
+  c.mechanism = xid.meaning;
+  auto immediate = knowledge.actions.find(xid.immediate_action);
+  c.severity =
+      immediate != knowledge.actions.end() ? immediate->second.severity : Severity::kWarning;
+  if (immediate != knowledge.actions.end() && !immediate->second.fix.empty()) {
+    c.fix.push_back(immediate->second.fix);
+  }
+  auto investigatory = knowledge.actions.find(xid.investigatory_action);
+  if (investigatory != knowledge.actions.end() && !investigatory->second.meaning.empty()) {
+    c.fix.push_back("If it recurs (NVIDIA's investigatory action " + xid.investigatory_action +
+                    "): " + investigatory->second.meaning);
+  }
+  c.verify.push_back({"journalctl -k | grep -E 'NVRM: Xid \\(PCI:[^)]*\\): " + number + ",'",
+                      "no new Xid " + number + " for {gpu} after the fix"});
+  c.monitor = {"DCGM_FI_DEV_XID_ERRORS (field 230) equal to " + number,
+               "journalctl -k | grep 'NVRM: Xid'"};
+  c.source = xid.source + "; immediate action " +
+             (xid.immediate_action.empty() ? "none" : xid.immediate_action) + ", investigatory " +
+             (xid.investigatory_action.empty() ? "none" : xid.investigatory_action);
+  return c;
+}
+
+}  // namespace
+
+std::string_view severity_name(Severity severity) {
+  return kSeverityNames[static_cast<size_t>(severity)];
+}
+
+std::optional<Severity> parse_severity(std::string_view name) {
+  for (size_t i = 0; i < kSeverityNames.size(); ++i) {
+    if (kSeverityNames[i] == name) return static_cast<Severity>(i);
+  }
+  return std::nullopt;
+}
+
+const FailureClass* Knowledge::find_class(std::string_view id) const {
+  for (const FailureClass& c : classes) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+const XidEntry* Knowledge::find_xid(int xid) const {
+  auto it = xids.find(xid);
+  return it == xids.end() ? nullptr : &it->second;
+}
+
+bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std::string* error) {
+  std::map<std::string, size_t> index_of;
+  const auto add = [&](FailureClass c) {
+    auto [slot, inserted] = index_of.emplace(c.id, knowledge->classes.size());
+    if (inserted) {
+      knowledge->classes.push_back(std::move(c));
+    } else {
+      knowledge->classes[slot->second] = std::move(c);
+    }
+  };
+  for (const Table& table : tables) {
+    const json& doc = table.doc;
+    if (auto it = doc.find("classes"); it != doc.end()) {
+      if (!it->is_array()) {
+        *error = table.path + ": \"classes\" must be an array";
+        return false;
+      }
+      for (const json& entry : *it) {
+        FailureClass c;
+        c.table = table.path;
+        std::string reason;
+        if (!entry.is_object() || !parse_class(entry, &c, &reason)) {
+          const std::string id = entry.is_object() ? text(entry, "id") : "";
+          *error = table.path + ": class " + (id.empty() ? "?" : id) + ": " +
+                   (reason.empty() ? "must be an object" : reason);
+          return false;
+        }
+        add(std::move(c));
+      }
+    }
+    if (auto it = doc.find("products"); it != doc.end() && it->is_array()) {
+      for (const json& entry : *it) {
+        ProductRule rule{text(entry, "pattern"), text(entry, "memory")};
+        if (rule.pattern.empty() || rule.memory.empty() || !RE2(rule.pattern).ok()) {
+          *error = table.path + R"(: products: each needs a valid "pattern" and a "memory")";
+          return false;
+        }
+        knowledge->products.push_back(std::move(rule));
+      }
+    }
+    if (const std::string memory = text(doc, "default_memory"); !memory.empty()) {
+      knowledge->default_memory = memory;
+    }
+    if (!load_catalog_part(table, knowledge, error)) return false;
+  }
+  for (const auto& [number, xid] : knowledge->xids) {
+    if (!index_of.contains("xid-" + std::to_string(number))) {
+      add(catalog_class(xid, *knowledge));
+    }
+  }
+  return true;
+}
+
+}  // namespace faultline

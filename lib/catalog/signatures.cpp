@@ -1,0 +1,295 @@
+#include "catalog/signatures.h"
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+#include <map>
+
+#include "catalog/tables.h"
+
+namespace faultline {
+namespace {
+
+using nlohmann::json;
+
+RE2::Options regex_options(int64_t budget) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  options.set_max_mem(budget);
+  return options;
+}
+
+// Replaces each %{name} in `pattern` with the table's macro of that name.
+bool expand_macros(const json& macros, const std::string& pattern, std::string* out,
+                   std::string* error) {
+  std::string result;
+  size_t pos = 0;
+  while (true) {
+    const size_t start = pattern.find("%{", pos);
+    if (start == std::string::npos) break;
+    const size_t end = pattern.find('}', start);
+    if (end == std::string::npos) {
+      *error = "unterminated %{ in pattern";
+      return false;
+    }
+    const std::string name = pattern.substr(start + 2, end - start - 2);
+    if (!macros.is_object() || !macros.contains(name) || !macros[name].is_string()) {
+      *error = "unknown macro %{" + name + "}";
+      return false;
+    }
+    result += pattern.substr(pos, start - pos);
+    result += macros[name].get<std::string>();
+    pos = end + 1;
+  }
+  result += pattern.substr(pos);
+  *out = std::move(result);
+  return true;
+}
+
+std::string string_or(const json& object, const char* key, std::string fallback = "") {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::move(fallback);
+}
+
+bool bool_or(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+bool parse_examples(const json& examples, Signature* signature, std::string* error) {
+  if (examples.is_null()) return true;
+  if (!examples.is_object()) {
+    *error = "\"examples\" must be an object";
+    return false;
+  }
+  for (const json& example : examples.value("match", json::array())) {
+    SignatureExample parsed;
+    parsed.line = string_or(example, "line");
+    if (auto fields = example.find("fields"); fields != example.end() && fields->is_object()) {
+      for (const auto& [name, value] : fields->items()) {
+        if (value.is_string()) parsed.fields.emplace_back(name, value.get<std::string>());
+      }
+    }
+    signature->must_match.push_back(std::move(parsed));
+  }
+  for (const json& line : examples.value("no_match", json::array())) {
+    if (line.is_string()) signature->must_not_match.push_back(line.get<std::string>());
+  }
+  return true;
+}
+
+// Builds one signature from its table entry; returns nullptr and sets *error on failure.
+std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry,
+                                           std::string* error) {
+  auto signature = std::make_unique<Signature>();
+  signature->id = string_or(entry, "id");
+  signature->table = table.path;
+  if (signature->id.empty()) {
+    *error = "a signature without an \"id\"";
+    return nullptr;
+  }
+  const std::string pattern = string_or(entry, "pattern");
+  if (pattern.empty()) {
+    *error = "no \"pattern\"";
+    return nullptr;
+  }
+  if (!expand_macros(table.doc.value("macros", json::object()), pattern, &signature->pattern,
+                     error)) {
+    return nullptr;
+  }
+  signature->description = string_or(entry, "description");
+  signature->source = string_or(entry, "source");
+  if (auto xid = entry.find("xid"); xid != entry.end() && xid->is_number_integer()) {
+    signature->xid = xid->get<int>();
+  }
+  signature->fallback = bool_or(entry, "fallback");
+  signature->identity = bool_or(entry, "identity");
+  signature->gpu_from_previous_line = bool_or(entry, "gpu_from_previous_line");
+  if (!parse_examples(entry.value("examples", json()), signature.get(), error)) return nullptr;
+
+  signature->regex =
+      std::make_unique<RE2>(signature->pattern, regex_options(SignatureSet::kRegexMemoryBudget));
+  if (!signature->regex->ok()) {
+    *error = "pattern does not compile: " + signature->regex->error();
+    return nullptr;
+  }
+  signature->group_names.assign(static_cast<size_t>(signature->regex->NumberOfCapturingGroups()),
+                                "");
+  for (const auto& [name, index] : signature->regex->NamedCapturingGroups()) {
+    signature->group_names[static_cast<size_t>(index - 1)] = name;
+  }
+  return signature;
+}
+
+// Length of the well-formed UTF-8 sequence at line[i], or 0 if none starts there.
+size_t utf8_length(std::string_view line, size_t i) {
+  const auto lead = static_cast<unsigned char>(line[i]);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned char low = 0x80;  // the range of the second byte, narrower after some leads
+  unsigned char high = 0xbf;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    low = lead == 0xe0 ? 0xa0 : 0x80;
+    high = lead == 0xed ? 0x9f : 0xbf;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    low = lead == 0xf0 ? 0x90 : 0x80;
+    high = lead == 0xf4 ? 0x8f : 0xbf;
+  } else {
+    return 0;
+  }
+  if (length > line.size() - i) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(line[i + k]);
+    if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xbf)) return 0;
+  }
+  return length;
+}
+
+// RE2 reads a line as UTF-8, and no `.` or `[^,]` matches a byte of an invalid sequence: a
+// process name cut inside a character would hide its whole Xid line. Such bytes are read as
+// '?' (in a copy of the same length, so offsets into the line hold).
+std::string_view as_utf8(std::string_view line, std::string* copy) {
+  for (size_t i = 0; i < line.size();) {
+    const size_t length = utf8_length(line, i);
+    if (length == 0) {
+      if (copy->empty()) copy->assign(line);
+      (*copy)[i] = '?';
+    }
+    i += std::max<size_t>(length, 1);
+  }
+  return copy->empty() ? line : std::string_view(*copy);
+}
+
+// Matches `line` against one signature alone; fills *match on success.
+bool match_one(const Signature& signature, std::string_view line, SignatureMatch* match) {
+  const size_t groups = signature.group_names.size() + 1;
+  std::vector<re2::StringPiece> submatches(groups);
+  if (!signature.regex->Match(re2::StringPiece(line.data(), line.size()), 0, line.size(),
+                              RE2::UNANCHORED, submatches.data(), static_cast<int>(groups))) {
+    return false;
+  }
+  match->signature = &signature;
+  match->begin = static_cast<size_t>(submatches[0].data() - line.data());
+  match->fields.clear();
+  for (size_t i = 1; i < groups; ++i) {
+    const std::string& name = signature.group_names[i - 1];
+    if (name.empty() || submatches[i].data() == nullptr) continue;
+    match->fields.emplace_back(name, std::string(submatches[i].data(), submatches[i].size()));
+  }
+  return true;
+}
+
+}  // namespace
+
+Signature::Signature() = default;
+Signature::~Signature() = default;
+
+struct SignatureSet::RegexSet {
+  RE2::Set set{regex_options(kSetMemoryBudget), RE2::UNANCHORED};
+};
+
+SignatureSet::SignatureSet() : set_(std::make_unique<RegexSet>()) {}
+SignatureSet::~SignatureSet() = default;
+
+std::unique_ptr<SignatureSet> SignatureSet::Build(const std::vector<Table>& tables,
+                                                  std::string* error) {
+  std::unique_ptr<SignatureSet> set(new SignatureSet());
+  std::map<std::string, size_t> index_of;
+  for (const Table& table : tables) {
+    const json signatures = table.doc.value("signatures", json::array());
+    if (!signatures.is_array()) {
+      *error = table.path + ": \"signatures\" must be an array";
+      return nullptr;
+    }
+    for (const json& entry : signatures) {
+      std::string reason;
+      auto signature = entry.is_object() ? parse_signature(table, entry, &reason) : nullptr;
+      if (!signature) {
+        const std::string id = entry.is_object() ? string_or(entry, "id", "?") : "?";
+        *error = table.path + ": signature " + id + ": " +
+                 (reason.empty() ? "must be an object" : reason);
+        return nullptr;
+      }
+      auto [it, inserted] = index_of.emplace(signature->id, set->signatures_.size());
+      if (inserted) {
+        set->signatures_.push_back(std::move(signature));
+      } else {
+        set->signatures_[it->second] = std::move(signature);
+      }
+    }
+  }
+  for (const auto& signature : set->signatures_) {
+    std::string reason;
+    if (set->set_->set.Add(signature->pattern, &reason) < 0) {
+      *error = signature->table + ": signature " + signature->id + ": " + reason;
+      return nullptr;
+    }
+  }
+  std::vector<std::string> patterns;
+  for (const auto& signature : set->signatures_) patterns.push_back(signature->pattern);
+  set->screen_.Build(patterns);
+  if (!set->set_->set.Compile()) {
+    *error = "the signature tables together exceed RE2's memory budget of " +
+             std::to_string(kSetMemoryBudget >> 20) + " MiB";
+    return nullptr;
+  }
+  return set;
+}
+
+void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* matches) const {
+  if (!screen_.MayMatch(line)) return;
+  std::string copy;
+  line = as_utf8(line, &copy);
+  std::vector<int> hits;
+  if (!set_->set.Match(re2::StringPiece(line.data(), line.size()), &hits)) return;
+  std::sort(hits.begin(), hits.end());
+  const size_t first = matches->size();
+  const auto add = [&](bool fallbacks) {
+    for (int hit : hits) {
+      const Signature& signature = *signatures_[static_cast<size_t>(hit)];
+      if (signature.fallback != fallbacks) continue;
+      SignatureMatch match;
+      if (match_one(signature, line, &match)) matches->push_back(std::move(match));
+    }
+  };
+  add(false);
+  if (matches->size() == first) add(true);
+}
+
+std::vector<std::string> check_examples(const SignatureSet& set) {
+  std::vector<std::string> failures;
+  for (const auto& signature : set.signatures()) {
+    const std::string where = signature->table + ": signature " + signature->id + ": ";
+    if (signature->must_match.empty()) failures.push_back(where + "has no example line");
+    for (const SignatureExample& example : signature->must_match) {
+      SignatureMatch match;
+      if (!match_one(*signature, example.line, &match)) {
+        failures.push_back(where + "example did not match: " + example.line);
+        continue;
+      }
+      for (const auto& [name, expected] : example.fields) {
+        auto it = std::find_if(match.fields.begin(), match.fields.end(),
+                               [&name = name](const auto& field) { return field.first == name; });
+        const std::string got = it == match.fields.end() ? "(nothing)" : it->second;
+        if (got != expected) {
+          failures.push_back(where + "field " + name + " captured " + got + ", expected " +
+                             expected + " in: " + example.line);
+        }
+      }
+    }
+    for (const std::string& line : signature->must_not_match) {
+      SignatureMatch match;
+      if (match_one(*signature, line, &match)) {
+        failures.push_back(where + "matched a line it must not: " + line);
+      }
+    }
+  }
+  return failures;
+}
+
+}  // namespace faultline

@@ -1,0 +1,87 @@
+// Line signatures: the regular expressions of the signature tables, compiled into one RE2::Set.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "catalog/screen.h"
+
+namespace re2 {
+class RE2;
+}  // namespace re2
+
+namespace faultline {
+
+struct Table;
+
+// A line a signature must match, with the values some of its fields must capture.
+struct SignatureExample {
+  std::string line;
+  std::vector<std::pair<std::string, std::string>> fields;
+};
+
+struct Signature {
+  Signature();
+  ~Signature();
+  Signature(const Signature&) = delete;
+  Signature& operator=(const Signature&) = delete;
+
+  std::string id;
+  std::string description;
+  std::string source;                   // where the line's shape was taken from
+  std::string table;                    // path of the table that defined it
+  std::string pattern;                  // with its table's %{macros} expanded
+  std::optional<int> xid;               // the Xid it stands for when the pattern captures none
+  bool fallback = false;                // yields only when no other signature matched the line
+  bool identity = false;                // names a GPU (UUID, serial) rather than a fault
+  bool gpu_from_previous_line = false;  // the GPU is the one the previous lines named
+  std::vector<SignatureExample> must_match;
+  std::vector<std::string> must_not_match;
+  std::unique_ptr<re2::RE2> regex;
+  std::vector<std::string> group_names;  // [i] names capture group i + 1 ("" if unnamed)
+};
+
+struct SignatureMatch {
+  const Signature* signature = nullptr;
+  size_t begin = 0;  // where the match starts in the line: the text before it is the prefix
+  std::vector<std::pair<std::string, std::string>> fields;  // named groups that took part
+};
+
+class SignatureSet {
+ public:
+  ~SignatureSet();
+
+  // RE2's memory budget for each signature, and for the combined set.
+  static constexpr int64_t kRegexMemoryBudget = 8 << 20;
+  static constexpr int64_t kSetMemoryBudget = 64 << 20;
+
+  // Compiles the "signatures" of every table; a later table's signature replaces an earlier
+  // one with the same id. Returns nullptr and sets *error ("PATH: signature ID: reason") if a
+  // signature is malformed, its pattern does not compile or exceeds the memory budget.
+  static std::unique_ptr<SignatureSet> Build(const std::vector<Table>& tables, std::string* error);
+
+  // Appends a match for every signature that matches `line` (fallbacks only if none other did).
+  void Match(std::string_view line, std::vector<SignatureMatch>* matches) const;
+
+  const std::vector<std::unique_ptr<Signature>>& signatures() const { return signatures_; }
+  const LiteralScreen& screen() const { return screen_; }
+
+ private:
+  struct RegexSet;  // RE2::Set, kept out of this header
+
+  SignatureSet();
+
+  std::vector<std::unique_ptr<Signature>> signatures_;
+  LiteralScreen screen_;  // most lines stop here, before the regex set
+  std::unique_ptr<RegexSet> set_;
+};
+
+// Runs every signature's examples against its own pattern; returns one line per failure
+// ("signatures/x.json: signature ID: example '...' did not match"). Empty when all hold.
+std::vector<std::string> check_examples(const SignatureSet& set);
+
+}  // namespace faultline

@@ -1,0 +1,45 @@
+// Lines to facts: one pass over one input, every line to the signatures, the state and metrics
+// readers and the sniffer; and the records of such passes read back (fleet mode).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/metrics.h"
+#include "model/model.h"
+#include "source/source.h"
+
+namespace faultline {
+
+class SignatureSet;
+
+struct ScanResult {
+  InputSummary input;
+  std::vector<Event> events;
+  std::vector<GpuState> states;
+  std::vector<Series> series;  // training metrics, per rank and run segment
+};
+
+struct ScanOptions {
+  std::string host;  // host for lines whose envelope names none ("" if unknown)
+  int year = 1970;   // year for syslog dates, which carry none
+};
+
+// Reads `reader` to its end.
+ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
+                      const ScanOptions& options);
+
+// What `faultline scan` printed (report/records.h writes it), read back.
+struct Records {
+  std::vector<InputSummary> inputs;
+  std::vector<Event> events;
+  std::vector<GpuState> states;
+};
+
+// Adds the record on `line` to `records`. A line without "record" is an event (as scan printed
+// before it wrote other records); a record of a kind this version does not know is skipped.
+// Returns false and sets *error (why, without the path) when the line is not a record.
+bool read_record(std::string_view line, Records* records, std::string* error);
+
+}  // namespace faultline

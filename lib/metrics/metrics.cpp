@@ -1,0 +1,680 @@
+#include "metrics/metrics.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <optional>
+
+#include "envelope/envelope.h"
+#include "metrics/decimal.h"
+#include "model/text.h"
+
+namespace faultline {
+namespace {
+
+// Series one input may hold (segments included), and the points they share (3.2 MB, so that
+// the inputs being read at once stay small): a series alone keeps kMaxPointsPerSeries, many
+// keep fewer each (down to kMinPointsPerSeries).
+constexpr size_t kMaxSeries = 64;
+constexpr size_t kPointBudget = 50'000;
+// A line's own timestamp starts this close to its beginning, launcher tags included.
+constexpr size_t kTimeReach = 64;
+
+// ---- Numbers and times ----------------------------------------------------------------------
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+bool is_word(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// Digits at `*pos`, advancing past them.
+std::optional<int64_t> take_integer(std::string_view text, size_t* pos) {
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data() + *pos, text.data() + text.size(), value);
+  if (ec != std::errc()) return std::nullopt;
+  *pos = static_cast<size_t>(end - text.data());
+  return value;
+}
+
+// A number as Python, JSON and C print it, after what wraps it: spaces, quotes (HF's ".4g"
+// strings), list brackets (DeepSpeed's lr=[5e-05]), numpy's "np.float64(...)"; "nan", "NaN",
+// "inf", "-inf", "Infinity", "2.3E+00", "+1.5". With `grouped`, "7,282" reads as 7282.
+std::optional<double> read_number(std::string_view text, bool grouped = false) {
+  size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\'' || text[i] == '"' ||
+                             text[i] == '[' || text[i] == '(')) {
+    ++i;
+  }
+  for (std::string_view wrapper : {"np.float64(", "np.float32("}) {
+    if (text.substr(i).starts_with(wrapper)) i += wrapper.size();
+  }
+  if (i < text.size() && text[i] == '+') ++i;
+  double value = 0;
+  const char* end = parse_plain_decimal(text.data() + i, text.data() + text.size(), &value);
+  if (end == nullptr) {
+    auto [stop, ec] = std::from_chars(text.data() + i, text.data() + text.size(), value);
+    if (ec != std::errc()) return std::nullopt;
+    end = stop;
+  }
+  while (grouped && end + 3 < text.data() + text.size() && *end == ',' && is_digit(end[1]) &&
+         is_digit(end[2]) && is_digit(end[3]) && !is_digit(end[4])) {
+    value = value * 1000 + (end[1] - '0') * 100 + (end[2] - '0') * 10 + (end[3] - '0');
+    end += 4;
+  }
+  return value;
+}
+
+bool two_digits(std::string_view text, size_t at, int* out) {
+  if (!is_digit(text[at]) || !is_digit(text[at + 1])) return false;
+  *out = (text[at] - '0') * 10 + (text[at + 1] - '0');
+  return true;
+}
+
+// The first "YYYY-MM-DD HH:MM:SS[.,ffffff]" (or with 'T') in `text`, as Unix seconds of that
+// wall clock: Megatron's "[2024-04-06 03:02:12]", Python logging's "2024-06-11 13:46:00,123".
+std::optional<double> find_datetime(std::string_view text) {
+  constexpr size_t kLength = 19;
+  for (size_t i = 0; i + kLength <= text.size(); ++i) {
+    if (text[i + 4] != '-' || text[i + 7] != '-' || text[i + 13] != ':' || text[i + 16] != ':' ||
+        (text[i + 10] != ' ' && text[i + 10] != 'T')) {
+      continue;
+    }
+    int c = 0, y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+    if (!two_digits(text, i, &c) || !two_digits(text, i + 2, &y) || !two_digits(text, i + 5, &mo) ||
+        !two_digits(text, i + 8, &d) || !two_digits(text, i + 11, &h) ||
+        !two_digits(text, i + 14, &mi) || !two_digits(text, i + 17, &s) || mo < 1 || mo > 12 ||
+        d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
+      continue;
+    }
+    double fraction = 0;
+    size_t j = i + kLength;
+    if (j + 1 < text.size() && (text[j] == '.' || text[j] == ',') && is_digit(text[j + 1])) {
+      double scale = 0.1;
+      for (++j; j < text.size() && is_digit(text[j]); ++j, scale /= 10) {
+        fraction += (text[j] - '0') * scale;
+      }
+    }
+    return unix_seconds(c * 100 + y, mo, d, h, mi, s) + fraction;
+  }
+  return std::nullopt;
+}
+
+// ---- One parsed metric line -----------------------------------------------------------------
+
+enum class Slot {
+  kStep,
+  kLoss,
+  kGradNorm,
+  kLearningRate,
+  kLossScale,
+  kSkipped,       // per logging interval (Megatron)
+  kSkippedTotal,  // cumulative (DeepSpeed)
+  kNanIterations,
+  kIterationSeconds,
+  kThroughput,
+  kEpoch,
+  kSummary,  // the HF Trainer's end-of-training summary: not a step
+};
+
+struct Key {
+  std::string_view name;
+  Slot slot;
+  double scale = 1;  // to seconds, for times
+  int loss_priority = 0;
+};
+
+// Megatron-LM, Megatron-DeepSpeed and NeMo "| name: value |" fields (training-logs.md §1.1,
+// §5.2).
+constexpr std::array kPipeKeys = {
+    Key{"lm loss", Slot::kLoss, 1, 4},
+    Key{"reduced_train_loss", Slot::kLoss, 1, 3},
+    Key{"train_loss", Slot::kLoss, 1, 2},
+    Key{"grad norm", Slot::kGradNorm},
+    Key{"grad_norm", Slot::kGradNorm},
+    Key{"learning rate", Slot::kLearningRate},
+    Key{"lr", Slot::kLearningRate},
+    Key{"loss scale", Slot::kLossScale},
+    Key{"number of skipped iterations", Slot::kSkipped},
+    Key{"number of nan iterations", Slot::kNanIterations},
+    Key{"elapsed time per iteration (ms)", Slot::kIterationSeconds, 1e-3},
+    Key{"elapsed time per iteration (s)", Slot::kIterationSeconds},
+    Key{"train_step_timing in s", Slot::kIterationSeconds},
+    Key{"throughput per GPU (TFLOP/s/GPU)", Slot::kThroughput},
+    Key{"tokens per gpu per second (tgs)", Slot::kThroughput},
+    Key{"global_step", Slot::kStep},
+};
+
+// "name=value", "name: value", "'name': value", "\"name\": value" (§2, §3, §4, §5.1, JSON).
+constexpr std::array kWordKeys = {
+    Key{"step", Slot::kStep},
+    Key{"global_step", Slot::kStep},
+    Key{"lm_loss", Slot::kLoss, 1, 4},
+    Key{"reduced_train_loss", Slot::kLoss, 1, 3},
+    Key{"train_loss", Slot::kLoss, 1, 2},
+    Key{"loss", Slot::kLoss, 1, 1},
+    Key{"grad_norm", Slot::kGradNorm},
+    Key{"gradient_norm", Slot::kGradNorm},
+    Key{"lr", Slot::kLearningRate},
+    Key{"learning_rate", Slot::kLearningRate},
+    Key{"loss_scale", Slot::kLossScale},
+    Key{"skipped", Slot::kSkippedTotal},
+    Key{"tps", Slot::kThroughput},
+    Key{"wps", Slot::kThroughput},
+    Key{"epoch", Slot::kEpoch},
+    Key{"train_runtime", Slot::kSummary},
+};
+
+template <size_t N>
+const Key* find_key(const std::array<Key, N>& keys, std::string_view name) {
+  for (const Key& key : keys) {
+    if (key.name.size() == name.size() && key.name == name) return &key;
+  }
+  return nullptr;
+}
+
+struct Record {
+  MetricPoint point;
+  std::string_view format;
+  bool has_step = false;
+  int loss_priority = 0;
+  std::optional<uint64_t> skipped_total;
+  std::optional<double> epoch;
+  std::optional<int> logged_rank;  // DeepSpeed's "[Rank N]" inside the message
+  bool throughput_key = false;     // torchtitan's tps/wps
+  bool reject = false;             // a summary or validation line
+};
+
+void store(const Key& key, double value, Record* r) {
+  MetricPoint& p = r->point;
+  const auto as_float = [](double v) { return static_cast<float>(v); };
+  const auto as_count = [](double v) {
+    return static_cast<uint32_t>(std::clamp(v, 0.0, 4e9));  // NaN clamps to 0
+  };
+  switch (key.slot) {
+    case Slot::kStep:
+      if (!std::isfinite(value)) return;
+      p.step = static_cast<int64_t>(value);
+      r->has_step = true;
+      return;
+    case Slot::kLoss:
+      if (key.loss_priority <= r->loss_priority) return;
+      r->loss_priority = key.loss_priority;
+      p.loss = as_float(value);
+      return p.set(MetricPoint::kLoss);
+    case Slot::kGradNorm:
+      p.grad_norm = as_float(value);
+      return p.set(MetricPoint::kGradNorm);
+    case Slot::kLearningRate:
+      p.learning_rate = as_float(value);
+      return p.set(MetricPoint::kLearningRate);
+    case Slot::kLossScale:
+      p.loss_scale = as_float(value);
+      return p.set(MetricPoint::kLossScale);
+    case Slot::kSkipped:
+      p.skipped = as_count(value);
+      return p.set(MetricPoint::kSkipped);
+    case Slot::kSkippedTotal:
+      r->skipped_total = as_count(value);
+      return;
+    case Slot::kNanIterations:
+      p.nan_iterations = as_count(value);
+      return p.set(MetricPoint::kNanIterations);
+    case Slot::kIterationSeconds:
+      p.iteration_seconds = as_float(value * key.scale);
+      return p.set(MetricPoint::kIterationSeconds);
+    case Slot::kThroughput:
+      p.throughput = as_float(value);
+      r->throughput_key = true;
+      return p.set(MetricPoint::kThroughput);
+    case Slot::kEpoch:
+      r->epoch = value;
+      return;
+    case Slot::kSummary:
+      r->reject = true;
+      return;
+  }
+}
+
+void set_time(std::string_view head, Record* r) {
+  if (auto seconds = find_datetime(head.substr(0, kTimeReach))) {
+    r->point.time = *seconds;
+    r->point.set(MetricPoint::kTime);
+  }
+}
+
+// ---- Megatron-LM / Megatron-DeepSpeed / NeMo 2: "iteration N/M | key: value | ..." --------
+
+bool parse_pipe_line(std::string_view body, Record* r) {
+  const size_t at = body.find("iteration ");
+  if (at == std::string_view::npos) return false;
+  size_t pos = at + 10;
+  while (pos < body.size() && body[pos] == ' ') ++pos;
+  auto iteration = take_integer(body, &pos);
+  if (!iteration || pos >= body.size() || body[pos] != '/') return false;
+  const std::string_view head = body.substr(0, at);
+  if (head.find("alidation") != std::string_view::npos) return false;
+  r->format = head.find("epoch ") != std::string_view::npos ? "nemo" : "megatron";
+  r->point.step = *iteration;
+  r->has_step = true;
+  set_time(head, r);
+  for (size_t bar = body.find('|', pos); bar != std::string_view::npos;) {
+    const size_t next = body.find('|', bar + 1);
+    const std::string_view field = body.substr(bar + 1, next - bar - 1);
+    const size_t colon = field.rfind(':');
+    if (colon != std::string_view::npos) {
+      const Key* key = find_key(kPipeKeys, trim(field.substr(0, colon)));
+      if (key) {
+        if (auto value = read_number(field.substr(colon + 1))) store(*key, *value, r);
+      }
+    }
+    bar = next;
+  }
+  // Megatron prints no "lm loss" when the interval's average is NaN; the counter says so.
+  MetricPoint& p = r->point;
+  if (r->format == "megatron" && !p.has(MetricPoint::kLoss) && p.nan_iterations > 0) {
+    p.loss = std::numeric_limits<float>::quiet_NaN();
+    p.set(MetricPoint::kLoss);
+    p.set(MetricPoint::kLossInferred);
+  }
+  return (p.fields & ~MetricPoint::kTime) != 0;
+}
+
+// ---- "name=value" / "name: value" / dict and JSON keys --------------------------------------
+
+struct WordScan {
+  char quote = 0;  // the quote around the first key read: ' for HF dicts, " for JSON
+  size_t first_key = std::string_view::npos;
+};
+
+// The key ending right before the separator at `sep`, and the quote around it (0 if none).
+std::string_view key_before(std::string_view body, size_t sep, char* quote) {
+  size_t end = sep;
+  *quote = 0;
+  if (end > 0 && (body[end - 1] == '\'' || body[end - 1] == '"')) *quote = body[--end];
+  size_t begin = end;
+  while (begin > 0 && is_word(body[begin - 1])) --begin;
+  if (*quote != 0 && (begin == 0 || body[begin - 1] != *quote)) return {};
+  return body.substr(begin, end - begin);
+}
+
+void scan_words(std::string_view body, Record* r, WordScan* scan) {
+  for (size_t sep = 0; sep < body.size(); ++sep) {
+    if (body[sep] != ':' && body[sep] != '=') continue;
+    char quote = 0;
+    const std::string_view name = key_before(body, sep, &quote);
+    const Key* key = name.empty() ? nullptr : find_key(kWordKeys, name);
+    if (key == nullptr) continue;
+    const auto begin = static_cast<size_t>(name.data() - body.data());
+    if (scan->first_key == std::string_view::npos) {
+      scan->first_key = begin;
+      scan->quote = quote;
+    }
+    // torchtitan's validation line: "validate step: N  loss: X".
+    if (key->slot == Slot::kStep && begin >= 9 && body.substr(begin - 9, 9) == "validate ") {
+      r->reject = true;
+    }
+    if (auto value = read_number(body.substr(sep + 1), key->slot == Slot::kThroughput)) {
+      store(*key, *value, r);
+    }
+  }
+}
+
+// DeepSpeed's log_dist tag before its step line: "[Rank 0] step=40, ...".
+std::optional<int> deepspeed_rank(std::string_view head) {
+  const size_t at = head.rfind("[Rank ");
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t pos = at + 6;
+  auto rank = take_integer(head, &pos);
+  if (!rank || pos >= head.size() || head[pos] != ']') return std::nullopt;
+  return static_cast<int>(*rank);
+}
+
+bool parse_word_line(std::string_view body, Record* r) {
+  WordScan scan;
+  scan_words(body, r, &scan);
+  const MetricPoint& p = r->point;
+  const bool loss_or_grad = p.has(MetricPoint::kLoss) || p.has(MetricPoint::kGradNorm);
+  if (r->reject || scan.first_key == std::string_view::npos) return false;
+  if (scan.quote == '\'') {
+    r->format = "hf-trainer";  // a dict repr; it prints no step
+  } else if (r->has_step && r->skipped_total && !loss_or_grad) {
+    r->format = "deepspeed";
+  } else if (r->has_step && loss_or_grad) {
+    r->format = scan.quote == '"' ? "json" : r->throughput_key ? "torchtitan" : "generic";
+  }
+  if (r->format.empty() || (r->format == "hf-trainer" && !loss_or_grad)) return false;
+  const std::string_view head = body.substr(0, scan.first_key);
+  set_time(head, r);
+  r->logged_rank = deepspeed_rank(head);
+  return true;
+}
+
+// ---- Lightning / tqdm: "Epoch 1:  39%|####   | 4846/12331 [05:59<09:15, 13.47it/s, k=v]" ---
+
+// The seconds per iteration in tqdm's rate ("13.47it/s", "41.36s/it"), if printed.
+std::optional<double> rate_seconds(std::string_view rate) {
+  auto value = read_number(rate);
+  if (!value || *value <= 0) return std::nullopt;
+  if (rate.find("s/it") != std::string_view::npos) return *value;
+  if (rate.find("it/s") != std::string_view::npos) return 1 / *value;
+  return std::nullopt;
+}
+
+bool parse_progress_bar(std::string_view body, Record* r) {
+  const size_t desc = body.find("Epoch ");
+  const size_t bar = body.find("%|");
+  if (desc == std::string_view::npos || bar == std::string_view::npos || desc > bar) return false;
+  size_t pos = desc + 6;
+  auto epoch = take_integer(body, &pos);
+  const size_t close = body.find('|', bar + 2);
+  if (!epoch || close == std::string_view::npos) return false;
+  pos = close + 1;
+  while (pos < body.size() && body[pos] == ' ') ++pos;
+  auto n = take_integer(body, &pos);
+  if (!n || pos >= body.size() || body[pos] != '/') return false;
+  ++pos;
+  auto total = take_integer(body, &pos);
+  const size_t open = body.find('[', pos);
+  const size_t end = body.find(']', open);
+  if (open == std::string_view::npos || end == std::string_view::npos) return false;
+  const std::string_view inside = body.substr(open + 1, end - open - 1);
+  // "[elapsed<remaining, rate, postfix...]"
+  const size_t rate_at = inside.find(", ");
+  if (rate_at == std::string_view::npos) return false;
+  const std::string_view after = inside.substr(rate_at + 2);
+  const std::string_view rate = after.substr(0, after.find(','));
+  WordScan scan;
+  scan_words(after.substr(rate.size()), r, &scan);
+  if (!r->point.has(MetricPoint::kLoss) || r->reject) return false;
+  if (auto seconds = rate_seconds(rate)) {
+    r->point.iteration_seconds = static_cast<float>(*seconds);
+    r->point.set(MetricPoint::kIterationSeconds);
+  }
+  // NeMo 1.x logs global_step; otherwise count batches across epochs when the total is known.
+  if (!r->has_step) r->point.step = total && *total > 0 ? *epoch * *total + *n : *n;
+  r->has_step = true;
+  r->format = "lightning";
+  return true;
+}
+
+// Each parser gets a fresh record: a failed attempt may have stored values.
+std::optional<Record> parse_record(std::string_view body) {
+  for (auto parse : {parse_pipe_line, parse_progress_bar, parse_word_line}) {
+    Record record;
+    if (parse(body, &record)) return record;
+  }
+  return std::nullopt;
+}
+
+// Copies the values `from` printed over those of `to`: a redrawn progress bar's newest frame.
+void overwrite(const MetricPoint& from, MetricPoint* to) {
+  using P = MetricPoint;
+  const auto take = [&](P::Field field, auto P::*value) {
+    if (from.has(field)) to->*value = from.*value;
+  };
+  take(P::kLoss, &P::loss);
+  take(P::kGradNorm, &P::grad_norm);
+  take(P::kLearningRate, &P::learning_rate);
+  take(P::kLossScale, &P::loss_scale);
+  take(P::kSkipped, &P::skipped);
+  take(P::kNanIterations, &P::nan_iterations);
+  take(P::kIterationSeconds, &P::iteration_seconds);
+  take(P::kThroughput, &P::throughput);
+  take(P::kTime, &P::time);
+  to->fields |= from.fields;
+  to->line = from.line;
+}
+
+// ---- Run boundaries -------------------------------------------------------------------------
+
+enum class Banner { kNone, kResume, kFreshStart };
+
+Banner parse_banner(std::string_view body) {
+  // Megatron-LM checkpointing.py: "  successfully loaded checkpoint from {load} [ t {tp}, p {pp}
+  // ] at iteration {iteration}"; iteration 0 is a pretrained or release checkpoint.
+  if (body.find("successfully loaded checkpoint from") != std::string_view::npos) {
+    const size_t at = body.find("at iteration ");
+    size_t pos = at + 13;
+    auto iteration = at == std::string_view::npos ? std::nullopt : take_integer(body, &pos);
+    return iteration && *iteration > 0 ? Banner::kResume : Banner::kFreshStart;
+  }
+  // transformers Trainer: logger.info("***** Running training *****") at every train().
+  if (body.find("***** Running training *****") != std::string_view::npos) {
+    return Banner::kFreshStart;
+  }
+  return Banner::kNone;
+}
+
+// Cheap literal checks: most lines of a log are not metrics. Megatron's "iteration" comes
+// early in its line, so it is looked for first.
+bool might_hold_metrics(std::string_view line) {
+  for (std::string_view marker : {"iteration", "loss", "step", "checkpoint", "Running training"}) {
+    if (line.find(marker) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// Removes ANSI SGR and cursor sequences ("\x1b[31m", torchtitan's colours).
+std::string_view strip_ansi(std::string_view text, std::string* scratch) {
+  if (text.find('\x1b') == std::string_view::npos) return text;
+  scratch->clear();
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\x1b') {
+      scratch->push_back(text[i]);
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '[') {
+      for (i += 2; i < text.size() && (text[i] < '@' || text[i] > '~'); ++i) {
+      }
+    }
+  }
+  return *scratch;
+}
+
+}  // namespace
+
+// ---- Series per (rank, format), segment after segment ----------------------------------------
+
+struct MetricsReader::Impl {
+  struct SeriesKey {
+    int rank = -1;
+    bool local = false;
+    std::string_view format;
+    bool operator==(const SeriesKey&) const = default;
+  };
+
+  // The latest segment of one key, and the step it is filling in.
+  struct Open {
+    SeriesKey key;
+    size_t series = 0;  // index into all
+    bool pending = false;
+    MetricPoint point;
+    uint64_t ordinal = 0;  // steps of formats that print none (HF Trainer dicts)
+    std::optional<uint64_t> skipped_total;
+    std::optional<double> epoch;
+    uint64_t generation = 0;
+  };
+
+  std::string path;
+  std::string host;
+  std::optional<RankTag> path_rank;
+  std::vector<Series> all;
+  std::vector<Open> open;
+  uint64_t generation = 0;  // run banners seen
+  bool banner_resumed = false;
+  std::optional<double> latest_time;
+  std::string scratch;
+
+  void FeedFrame(std::string_view frame, uint64_t line_number) {
+    if (!might_hold_metrics(frame)) return;
+    const std::optional<RankTag> tag = parse_rank_prefixes(frame);
+    const std::string_view body = strip_ansi(frame.substr(tag ? tag->prefix_length : 0), &scratch);
+    if (std::optional<Record> record = parse_record(body)) {
+      record->point.line = line_number;
+      Accept(*record, tag);
+    } else if (const Banner banner = parse_banner(body); banner != Banner::kNone) {
+      ++generation;
+      banner_resumed = banner == Banner::kResume;
+    }
+  }
+
+  SeriesKey KeyOf(const Record& record, const std::optional<RankTag>& tag) const {
+    if (tag) {
+      // torchtitan's run_train.sh tees with --role rank: its "[rank0]:" is the local rank.
+      const bool tee = record.format == "torchtitan" && tag->source == RankTag::Source::kPyTorch;
+      return {tag->rank, tag->is_local || tee, record.format};
+    }
+    if (record.logged_rank) return {*record.logged_rank, false, record.format};
+    if (path_rank) return {path_rank->rank, path_rank->is_local, record.format};
+    return {-1, false, record.format};
+  }
+
+  void Accept(Record& record, const std::optional<RankTag>& tag) {
+    const SeriesKey key = KeyOf(record, tag);
+    Open* state = Find(key);
+    if (state == nullptr) return;
+    MetricPoint& point = record.point;
+    if (!record.has_step) point.step = static_cast<int64_t>(++state->ordinal);
+    if (state->generation != generation) {
+      state->generation = generation;
+      Restart(state, banner_resumed);
+    } else if (state->pending &&
+               (point.step < state->point.step ||
+                (record.epoch && state->epoch && *record.epoch < *state->epoch))) {
+      Restart(state, true);
+    }
+    if (record.epoch) state->epoch = record.epoch;
+    if (record.skipped_total) {
+      // DeepSpeed counts skipped steps since the start; a point holds those since the last one.
+      const uint64_t before = state->skipped_total.value_or(0);
+      point.skipped = static_cast<uint32_t>(
+          *record.skipped_total >= before ? *record.skipped_total - before : *record.skipped_total);
+      point.set(MetricPoint::kSkipped);
+      state->skipped_total = record.skipped_total;
+    }
+    if (state->pending && point.step == state->point.step) {
+      overwrite(point, &state->point);
+      return;
+    }
+    Commit(state);
+    state->point = point;
+    state->pending = true;
+  }
+
+  // The open segment of `key`, made if new; nullptr when the input has too many series.
+  Open* Find(const SeriesKey& key) {
+    for (Open& state : open) {
+      if (state.key == key) return &state;
+    }
+    if (!MakeRoom()) return nullptr;
+    Open state;
+    state.key = key;
+    state.series = all.size();
+    state.generation = generation;
+    all.push_back(NewSeries(key, 0, generation > 0 && banner_resumed));
+    open.push_back(state);
+    Rebalance();
+    return &open.back();
+  }
+
+  Series NewSeries(const SeriesKey& key, int segment, bool resumed) const {
+    Series series;
+    series.path = path;
+    series.host = host;
+    series.format = std::string(key.format);
+    series.rank = key.rank;
+    series.rank_is_local = key.local;
+    series.segment = segment;
+    series.resumed = resumed;
+    return series;
+  }
+
+  // Ends the open segment of `state` and starts the next one, unless it is still empty.
+  void Restart(Open* state, bool resumed) {
+    Commit(state);
+    if (all[state->series].points().empty()) {
+      all[state->series].resumed = resumed;
+      return;
+    }
+    if (!MakeRoom()) return;
+    const int segment = all[state->series].segment + 1;
+    state->series = all.size();
+    all.push_back(NewSeries(state->key, segment, resumed));
+    state->epoch.reset();
+    Rebalance();
+  }
+
+  // Keeps the series count within kMaxSeries by dropping the oldest finished segment.
+  bool MakeRoom() {
+    if (all.size() < kMaxSeries) return true;
+    for (size_t i = 0; i < all.size(); ++i) {
+      const bool is_open = std::any_of(open.begin(), open.end(),
+                                       [&](const Open& state) { return state.series == i; });
+      if (is_open) continue;
+      all.erase(all.begin() + static_cast<long>(i));
+      for (Open& state : open) {
+        if (state.series > i) --state.series;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  void Rebalance() { share_points(&all, kPointBudget); }
+
+  void Commit(Open* state) {
+    if (!state->pending) return;
+    all[state->series].Add(state->point);
+    state->pending = false;
+  }
+
+  void NoteTime(std::string_view text) {
+    if (all.empty()) return;  // only times after the first metric line can end a series
+    if (auto seconds = find_datetime(text.substr(0, kTimeReach))) {
+      latest_time = std::max(latest_time.value_or(*seconds), *seconds);
+    }
+  }
+};
+
+MetricsReader::MetricsReader(std::string path, std::string host) : impl_(std::make_unique<Impl>()) {
+  impl_->path_rank = rank_from_path(path);
+  impl_->path = std::move(path);
+  impl_->host = std::move(host);
+}
+
+MetricsReader::~MetricsReader() = default;
+MetricsReader::MetricsReader(MetricsReader&&) noexcept = default;
+MetricsReader& MetricsReader::operator=(MetricsReader&&) noexcept = default;
+
+void MetricsReader::Feed(std::string_view text, uint64_t line_number) {
+  impl_->NoteTime(text);
+  // tqdm redraws its bar with '\r' and no newline: one line can hold hundreds of frames.
+  size_t start = 0;
+  for (size_t cr = text.find('\r'); cr != std::string_view::npos; cr = text.find('\r', start)) {
+    impl_->FeedFrame(text.substr(start, cr - start), line_number);
+    start = cr + 1;
+  }
+  impl_->FeedFrame(text.substr(start), line_number);
+}
+
+std::vector<Series> MetricsReader::Finish() {
+  for (Impl::Open& state : impl_->open) {
+    impl_->Commit(&state);
+    // Only a run's last segment can have gone silent: an earlier one was followed by a restart.
+    impl_->all[state.series].input_end_time = impl_->latest_time;
+  }
+  std::vector<Series> out;
+  for (Series& series : impl_->all) {
+    if (series.points().empty()) continue;
+    out.push_back(std::move(series));
+  }
+  impl_->all.clear();
+  impl_->open.clear();
+  return out;
+}
+
+}  // namespace faultline

@@ -1,0 +1,175 @@
+#include "pipeline/pipeline.h"
+
+#include <sys/stat.h>
+
+#include <ctime>
+#include <filesystem>
+#include <map>
+
+#include "catalog/signatures.h"
+#include "correlate/correlate.h"
+#include "envelope/envelope.h"
+#include "extract/extract.h"
+#include "pipeline/ordered_parallel.h"
+#include "pipeline/progress.h"
+
+namespace faultline {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Metric points kept for the whole run (64 bytes each: 25.6 MB), shared by the series of every
+// input: a folder of many ranks' logs gets coarser series, never unbounded memory.
+constexpr size_t kSeriesPointBudget = 400'000;
+constexpr size_t kMinPointsPerRunSeries = 256;
+
+// The first folder below `root` on the way to `file`, when there is one ("node17").
+std::string folder_host(const std::string& root, const std::string& file) {
+  std::error_code ec;
+  const fs::path relative = fs::path(file).lexically_relative(root);
+  if (relative.empty() || std::distance(relative.begin(), relative.end()) < 2) return "";
+  return relative.begin()->string();
+}
+
+// Syslog dates carry no year: take the file's modification year, else this year.
+int year_for(const std::string& path) {
+  struct stat info {};
+  const std::time_t t =
+      path != "-" && stat(path.c_str(), &info) == 0 ? info.st_mtime : std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return tm.tm_year + 1900;
+}
+
+std::vector<std::string> identity_signatures(const SignatureSet& signatures) {
+  std::vector<std::string> ids;
+  for (const auto& signature : signatures.signatures()) {
+    if (signature->identity) ids.push_back(signature->id);
+  }
+  return ids;
+}
+
+// One input read: what it yielded, or why it could not be opened.
+struct InputOutcome {
+  ScanResult scan;
+  std::string open_error;
+};
+
+// An input to read and the host its lines belong to unless they name their own.
+struct InputJob {
+  std::string path;
+  std::string host;
+};
+
+InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t max_bytes,
+                        ProgressTracker* tracker) {
+  InputOutcome outcome;
+  std::unique_ptr<LineReader> reader = LineReader::Open(job.path, &outcome.open_error, max_bytes);
+  if (!reader) return outcome;
+  if (tracker) reader = tracker->Wrap(std::move(reader));
+  outcome.scan = scan_input(*reader, *catalog.signatures, {job.host, year_for(job.path)});
+  return outcome;
+}
+
+void add_input(InputOutcome outcome, Analysis* analysis) {
+  if (!outcome.open_error.empty()) {
+    analysis->warnings.push_back(std::move(outcome.open_error));
+    return;
+  }
+  ScanResult& scan = outcome.scan;
+  if (!scan.input.error.empty()) analysis->warnings.push_back(scan.input.error);
+  if (scan.input.error.empty() || scan.input.lines > 0) ++analysis->readable_inputs;
+  for (Event& event : scan.events) analysis->events.push_back(std::move(event));
+  for (GpuState& state : scan.states) analysis->states.push_back(std::move(state));
+  for (Series& series : scan.series) analysis->series.push_back(std::move(series));
+  share_points(&analysis->series, kSeriesPointBudget, kMinPointsPerRunSeries);
+  analysis->inputs.push_back(std::move(scan.input));
+}
+
+// What follows reading, the same for raw inputs and for records: one timeline, then
+// correlation and diagnosis.
+void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* analysis) {
+  align_times(&analysis->events, &analysis->states, options.tz);
+  // Derived from every rank's lines together: made afresh from what this run has (records
+  // from one node carry that node's guess).
+  std::erase_if(analysis->events,
+                [](const Event& event) { return event.signature == kRankBehindSignature; });
+  for (Event& event : find_stragglers(analysis->events)) {
+    analysis->events.push_back(std::move(event));
+  }
+  Correlation correlation =
+      correlate(analysis->events, analysis->states, identity_signatures(*catalog.signatures));
+  correlation.clock_skew_seconds = options.clock_skew_seconds;
+  for (const InputSummary& input : analysis->inputs) {
+    if (!input.host.empty() && (input.kind == "kernel-log" || input.kind == "mixed")) {
+      correlation.hosts_with_kernel_log.push_back(input.host);
+    }
+  }
+  analysis->diagnoses = diagnose(correlation, catalog.knowledge);
+}
+
+}  // namespace
+
+Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
+                 const AnalyzeOptions& options) {
+  Analysis analysis;
+  std::vector<InputJob> jobs;
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    const bool folder = arg != "-" && fs::is_directory(arg, ec);
+    for (std::string& path : expand_inputs({arg}, &analysis.warnings)) {
+      std::string host = !options.host.empty() ? options.host
+                         : folder              ? folder_host(arg, path)
+                                               : "";
+      jobs.push_back({std::move(path), std::move(host)});
+    }
+  }
+  std::optional<ProgressTracker> tracker;
+  if (options.progress) tracker.emplace(options.progress);
+  for_each_in_order<InputOutcome>(
+      jobs.size(), options.threads,
+      [&](size_t i) {
+        return read_input(jobs[i], catalog, options.max_bytes, tracker ? &*tracker : nullptr);
+      },
+      [&](size_t, InputOutcome outcome) { add_input(std::move(outcome), &analysis); });
+  // Anomalies of the training metrics are events like any other; none names a GPU.
+  for (const Series& series : analysis.series) {
+    for (Event& event : detect_anomalies(series)) analysis.events.push_back(std::move(event));
+  }
+  conclude(catalog, options, &analysis);
+  return analysis;
+}
+
+Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& catalog,
+                         const AnalyzeOptions& options) {
+  Analysis analysis;
+  Records records;
+  for (const std::string& path : expand_inputs(paths, &analysis.warnings)) {
+    std::string error;
+    std::unique_ptr<LineReader> reader = LineReader::Open(path, &error, options.max_bytes);
+    if (!reader) {
+      analysis.warnings.push_back(error);
+      continue;
+    }
+    Line line;
+    bool read_any = false;
+    while (reader->Next(&line)) {
+      if (line.text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      if (read_record(line.text, &records, &error)) {
+        read_any = true;
+      } else {
+        analysis.warnings.push_back(path + ":" + std::to_string(line.number) +
+                                    ": not a faultline record: " + error);
+      }
+    }
+    if (!reader->error().empty()) analysis.warnings.push_back(reader->error());
+    if (read_any) ++analysis.readable_inputs;
+  }
+  analysis.inputs = std::move(records.inputs);
+  analysis.events = std::move(records.events);
+  analysis.states = std::move(records.states);
+  conclude(catalog, options, &analysis);
+  return analysis;
+}
+
+}  // namespace faultline

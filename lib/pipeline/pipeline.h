@@ -1,0 +1,51 @@
+// The whole pipeline for a set of command-line inputs (or of fleet-mode records): read,
+// extract, correlate, diagnose.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "diagnose/diagnose.h"
+#include "envelope/envelope.h"
+#include "source/source.h"
+
+namespace faultline {
+
+// Told how far reading has got: the input being read, and the bytes of text read so far from
+// all inputs together.
+using Progress = std::function<void(const std::string& path, uint64_t bytes)>;
+
+struct AnalyzeOptions {
+  uint64_t max_bytes = kDefaultMaxBytes;  // reading an input stops after this much text
+  std::string host;  // the host of lines that name none; else a folder argument's sub-folder
+  // How far the clocks of two hosts may disagree: a cause seen up to this long after its
+  // symptom still counts as before it.
+  double clock_skew_seconds = 5;
+  // The zone of wall-clock times that name none (dmesg -T, syslog); unset: they stay wall-clock
+  // times, compared with each other as they read.
+  std::optional<TimeZone> tz;
+  // Called once 64 MiB more have been read or 0.25 s has passed since it was last called.
+  Progress progress;
+  // Inputs read at the same time (one file per rank, say); the result is the same for any
+  // number. At most twice as many inputs' findings wait in memory to be added in order.
+  size_t threads = 1;
+};
+
+// Reads every input named by `args` (files, folders, "-") and diagnoses them together. An
+// input that fails adds a warning; the rest are still read. Lines of a file in a sub-folder of a
+// folder argument ("logs/node17/dmesg") belong to the host named by that sub-folder unless the
+// file names its own host (syslog or NCCL prefixes) or options.host is set.
+Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
+                 const AnalyzeOptions& options = {});
+
+// The same for the records `faultline scan` printed (report/json.h), one file of them per
+// node: events and states are correlated and diagnosed as if their inputs had been read here.
+// A line that is not a record adds a warning naming its file and line.
+Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& catalog,
+                         const AnalyzeOptions& options = {});
+
+}  // namespace faultline

@@ -1,0 +1,81 @@
+#include "report/json.h"
+
+namespace faultline {
+
+using nlohmann::json;
+
+json text_or_null(const std::string& text) {
+  return text.empty() ? json(nullptr) : json(text);
+}
+
+json time_or_null(const Timestamp& time) {
+  return time.known() ? json(time.iso()) : json(nullptr);
+}
+
+namespace {
+
+template <typename T>
+json optional_or_null(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+void put_gpu(const GpuRef& gpu, json* out) {
+  (*out)["gpu"] = text_or_null(gpu.pci);
+  (*out)["gpu_index"] = optional_or_null(gpu.index);
+  (*out)["gpu_uuid"] = text_or_null(gpu.uuid);
+  (*out)["gpu_serial"] = text_or_null(gpu.serial);
+  (*out)["gpu_product"] = text_or_null(gpu.product);
+}
+
+}  // namespace
+
+json event_record(const Event& event) {
+  json out = {{"record", "event"},
+              {"signature", event.signature},
+              {"host", text_or_null(event.host)},
+              {"rank", optional_or_null(event.rank)},
+              {"xid", optional_or_null(event.xid)},
+              {"time", time_or_null(event.evidence.time)},
+              {"year_assumed", event.evidence.time.year_assumed},
+              {"path", event.evidence.path},
+              {"line", event.evidence.line},
+              {"text", event.evidence.text},
+              {"count", event.count},
+              {"fields", event.fields}};
+  put_gpu(event.gpu, &out);
+  return out;
+}
+
+json state_record(const GpuState& state) {
+  json lines = json::object();
+  for (const auto& [field, where] : state.field_lines) lines[field] = {where.first, where.second};
+  json out = {{"record", "state"},
+              {"host", text_or_null(state.host)},
+              {"time", time_or_null(state.time)},
+              {"path", state.source.path},
+              {"line", state.source.line},
+              {"text", state.source.text},
+              {"fields", state.fields},
+              {"field_lines", lines}};
+  put_gpu(state.gpu, &out);
+  return out;
+}
+
+json input_json(const InputSummary& input) {
+  return {{"path", input.path},
+          {"host", text_or_null(input.host)},
+          {"kind", input.kind},
+          {"compression", input.compression},
+          {"lines", input.lines},
+          {"bytes", input.bytes},
+          {"error", text_or_null(input.error)}};
+}
+
+json input_record(const InputSummary& input) {
+  json out = input_json(input);
+  out["record"] = "input";
+  out["cut_lines"] = input.cut_lines;
+  return out;
+}
+
+}  // namespace faultline
