@@ -10,6 +10,7 @@
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
 #include "log_folder.h"
+#include "model/captures.h"
 #include "pipeline/pipeline.h"
 
 using namespace faultline;
@@ -171,9 +172,9 @@ TEST_CASE("the rank the others waited for: behind in its enqueued works, or sile
   };
   std::vector<Event> events;
   for (int rank = 0; rank < 16; ++rank) events.push_back(work(rank, rank == 6 ? 5120 : 5122));
-  std::vector<Event> found = find_stragglers(events);
+  std::vector<Event> found = find_stragglers(events, {"nccl-timeout"});
   REQUIRE(found.size() == 1);
-  CHECK(found[0].signature == kRankBehindSignature);
+  CHECK(found[0].signature == derived::kRankBehind);
   CHECK(found[0].rank == 6);
   CHECK(found[0].evidence.line == 106);
   CHECK(found[0].fields.at("suspect") == "rank 6");
@@ -183,7 +184,7 @@ TEST_CASE("the rank the others waited for: behind in its enqueued works, or sile
   // Half the job behind the other half names nobody.
   events.clear();
   for (int rank = 0; rank < 16; ++rank) events.push_back(work(rank, rank < 8 ? 5120 : 5122));
-  CHECK(find_stragglers(events).empty());
+  CHECK(find_stragglers(events, {"nccl-timeout"}).empty());
 
   // Silent: 16 ranks by NCCL's init lines, 12 time out, node-b's ranks 12-15 say nothing.
   events.clear();
@@ -204,7 +205,7 @@ TEST_CASE("the rank the others waited for: behind in its enqueued works, or sile
       events.push_back(timeout);
     }
   }
-  found = find_stragglers(events);
+  found = find_stragglers(events, {"nccl-timeout"});
   REQUIRE(found.size() == 1);
   CHECK(found[0].host == "node-b");
   CHECK_FALSE(found[0].rank);
@@ -216,7 +217,7 @@ TEST_CASE("the rank the others waited for: behind in its enqueued works, or sile
   std::erase_if(events, [](const Event& e) {
     return e.signature == "nccl-init-rank" && e.rank && *e.rank >= 12;
   });
-  CHECK(find_stragglers(events).empty());
+  CHECK(find_stragglers(events, {"nccl-timeout"}).empty());
 }
 
 TEST_CASE(
@@ -258,4 +259,52 @@ TEST_CASE("inputs read on several threads give what one thread gives") {
     }
     CHECK(many.warnings == one.warnings);
   }
+}
+
+namespace {
+
+// The built-in catalog with the watchdog's timeout signature under another id, and the
+// `collective_timeout` key kept or dropped.
+Catalog with_renamed_timeout(bool keep_role) {
+  Catalog renamed;
+  renamed.tables = builtin_tables();
+  for (Table& table : renamed.tables) {
+    if (!table.doc.contains("signatures")) continue;
+    for (auto& signature : table.doc["signatures"]) {
+      if (signature["id"] != "nccl-timeout") continue;
+      signature["id"] = "site-watchdog-timeout";
+      if (!keep_role) signature.erase("collective_timeout");
+    }
+    if (!table.doc.contains("classes")) continue;
+    for (auto& failure : table.doc["classes"]) {
+      for (auto& condition : failure["supported_by"]) {
+        if (condition.value("signature", "") == "nccl-timeout") {
+          condition["signature"] = "site-watchdog-timeout";
+        }
+      }
+    }
+  }
+  std::string error;
+  renamed.signatures = SignatureSet::Build(renamed.tables, &error);
+  REQUIRE_MESSAGE(renamed.signatures, error);
+  REQUIRE_MESSAGE(load_knowledge(renamed.tables, &renamed.knowledge, &error), error);
+  return renamed;
+}
+
+}  // namespace
+
+TEST_CASE("a table's collective_timeout signature finds the silent ranks under any id") {
+  // 56 of 64 ranks time out; the 8 of gpu-node-104 printed none: they are the ones behind.
+  const std::string job = FAULTLINE_SOURCE_DIR "/samples/job64-xid95";
+  const Catalog renamed = with_renamed_timeout(true);
+  const Analysis kept = analyze({job}, renamed);
+  const Diagnosis* behind = find(kept, "nccl-rank-behind");
+  REQUIRE(behind);
+  CHECK(behind->host == "gpu-node-104");
+  REQUIRE(find(kept, "nccl-timeout"));
+  CHECK(find(kept, "nccl-timeout")->evidence.front().signature == "site-watchdog-timeout");
+  // Without the key nothing says which events are collective timeouts.
+  const Catalog unmarked = with_renamed_timeout(false);
+  const Analysis dropped = analyze({job}, unmarked);
+  CHECK_FALSE(find(dropped, "nccl-rank-behind"));
 }

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -290,4 +292,30 @@ TEST_CASE("raw dmesg seconds become wall-clock times when the host's syslog give
     CHECK(d.first_seen.iso() ==
           (d.host == "node1" ? "2024-03-05T10:13:33.500000" : "+170.000000s"));
   }
+}
+
+TEST_CASE("a training stall is drawn in the job's lane, as its table says") {
+  // Megatron-LM's iteration lines, one iteration 20x slower than the rest.
+  std::string log;
+  for (int i = 1; i <= 200; ++i) {
+    const double ms = i == 150 ? 100000.0 : 5000.0 + (i % 7) * 13;
+    log += fmt::format(
+        " [2024-09-14 00:{:02}:{:02}] iteration {:>8}/   50000 | consumed samples: {:>12} | "
+        "elapsed time per iteration (ms): {:.1f} | learning rate: 6.000000E-06 | global batch "
+        "size:   512 | lm loss: {:.6E} | loss scale: 1.0 | grad norm: 5.732 | number of skipped "
+        "iterations:   0 | number of nan iterations:   0 |\n",
+        (i * 5) / 60 % 60, (i * 5) % 60, i, i * 512, ms, 3.0 - i * 0.001);
+  }
+  LogFolder folder;
+  const Analysis analysis = analyze({folder.Write("train.log", log)}, catalog());
+  const auto stall =
+      std::find_if(analysis.diagnoses.begin(), analysis.diagnoses.end(),
+                   [](const Diagnosis& d) { return d.failure->id == "training-stall"; });
+  REQUIRE(stall != analysis.diagnoses.end());
+  REQUIRE_FALSE(stall->evidence.empty());
+  for (const Evidence& evidence : stall->evidence) CHECK(evidence.lane == Lane::kJob);
+  CHECK(catalog().knowledge.lane_of("training-stall") == Lane::kJob);
+  CHECK(catalog().knowledge.lane_of("iterations-skipped") == Lane::kJob);
+  CHECK(catalog().knowledge.lane_of("xid-79-off-bus") == Lane::kHardware);
+  CHECK(catalog().knowledge.lane_of("remapped_rows.pending") == Lane::kHardware);
 }

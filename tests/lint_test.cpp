@@ -70,6 +70,38 @@ TEST_CASE("lint: a user's table with problems") {
   CHECK(mentions(problems, "class my-class: no \"mechanism\""));
 }
 
+TEST_CASE("lint: reserved capture names keep the shape code reads") {
+  const auto problems = lint_user_table(R"json({
+    "signatures": [
+      {"id": "my-xid", "description": "d", "lane": "hardware", "source": "s",
+       "pattern": "Xid \\(PCI:(?P<pci>[^)]*)\\): (?P<xid>\\w+)",
+       "examples": {"match": [{"line": "NVRM: Xid (PCI:0000:3b:00): 79, pid=1"},
+                              {"line": "NVRM: Xid (PCI:...): seventy, pid=1"}],
+                    "no_match": ["NVRM: loading"]}},
+      {"id": "my-stamp", "description": "d", "lane": "job", "source": "s",
+       "pattern": "\\[(?P<boot_seconds>[\\d.]+)\\] start",
+       "examples": {"match": [{"line": "[12.5] start"}], "no_match": ["start"]}}
+    ]})json");
+  for (const auto& problem : problems) MESSAGE(problem);
+  CHECK(mentions(problems, "signature my-xid: captures \"xid\" as \"seventy\", not a whole number"));
+  CHECK(mentions(problems, "signature my-xid: captures \"pci\" as \"...\", not a PCI address"));
+  CHECK_FALSE(mentions(problems, "as \"79\""));
+  CHECK(mentions(problems, "signature my-stamp: captures \"boot_seconds\", which only code sets"));
+  CHECK(problems.size() == 3);
+}
+
+TEST_CASE("lint: every signature and derived event names its lane") {
+  const auto problems = lint_user_table(R"json({
+    "signatures": [
+      {"id": "no-lane", "description": "d", "pattern": "x", "source": "s",
+       "examples": {"match": [{"line": "x"}], "no_match": ["y"]}}
+    ],
+    "events": [{"id": "made-by-code"}]})json");
+  for (const auto& problem : problems) MESSAGE(problem);
+  CHECK(mentions(problems, "signature no-lane: no \"lane\""));
+  CHECK(mentions(problems, "event made-by-code: no \"lane\""));
+}
+
 TEST_CASE("lint: a clean user table that overrides a built-in class") {
   const auto problems = lint_user_table(R"json({
     "classes": [

@@ -43,10 +43,10 @@ TEST_CASE("built-in catalog: every class names signatures that exist and has a f
   REQUIRE(load_catalog({}, &catalog, &error));
   std::set<std::string> ids;
   for (const auto& signature : catalog.signatures->signatures()) ids.insert(signature->id);
-  // Events made by code (the training-metric anomalies) are declared by name.
+  // Events made by code (the training-metric anomalies) are declared with their lane.
   for (const Table& table : catalog.tables) {
-    for (const auto& name : table.doc.value("events", nlohmann::json::array())) {
-      ids.insert(name.get<std::string>());
+    for (const auto& event : table.doc.value("events", nlohmann::json::array())) {
+      ids.insert(event.at("id").get<std::string>());
     }
   }
   for (const FailureClass& failure : catalog.knowledge.classes) {

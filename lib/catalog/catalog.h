@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "model/model.h"
+
 namespace faultline {
 
 struct Table;
@@ -114,9 +116,13 @@ struct Knowledge {
   std::string default_memory = "row-remapping";
   std::map<int, XidEntry> xids;
   std::map<std::string, XidAction> actions;
+  // The timeline lane of each signature and derived event ("lane" in the tables).
+  std::map<std::string, Lane, std::less<>> lanes;
 
   const FailureClass* find_class(std::string_view id) const;
   const XidEntry* find_xid(int xid) const;
+  // The lane of a signature or derived event; device state fields and unknown ids: hardware.
+  Lane lane_of(std::string_view id) const;
 };
 
 // Reads the classes, products and Xid catalog of every table; a later entry replaces an earlier

@@ -278,7 +278,33 @@ FailureClass catalog_class(const XidEntry& xid, const Knowledge& knowledge) {
   return c;
 }
 
+// The "lane" of each signature and of each derived event ("events": [{"id", "lane"}]).
+bool load_lanes(const Table& table, Knowledge* knowledge, std::string* error) {
+  for (const char* part : {"signatures", "events"}) {
+    auto it = table.doc.find(part);
+    if (it == table.doc.end() || !it->is_array()) continue;
+    for (const json& entry : *it) {
+      if (!entry.is_object()) continue;
+      const std::string id = text(entry, "id");
+      const std::string name = text(entry, "lane");
+      if (id.empty() || name.empty()) continue;  // lint says so; the id draws as hardware
+      const std::optional<Lane> lane = parse_lane(name);
+      if (!lane) {
+        *error = table.path + ": " + id + ": \"lane\" must be hardware, cuda, nccl or job";
+        return false;
+      }
+      knowledge->lanes[id] = *lane;
+    }
+  }
+  return true;
+}
+
 }  // namespace
+
+Lane Knowledge::lane_of(std::string_view id) const {
+  auto it = lanes.find(id);
+  return it == lanes.end() ? Lane::kHardware : it->second;
+}
 
 std::string_view severity_name(Severity severity) {
   return kSeverityNames[static_cast<size_t>(severity)];
@@ -347,6 +373,7 @@ bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std:
       knowledge->default_memory = memory;
     }
     if (!load_catalog_part(table, knowledge, error)) return false;
+    if (!load_lanes(table, knowledge, error)) return false;
   }
   for (const auto& [number, xid] : knowledge->xids) {
     if (!index_of.contains("xid-" + std::to_string(number))) {

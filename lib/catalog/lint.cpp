@@ -1,8 +1,12 @@
+#include <re2/re2.h>
+
 #include <set>
 
 #include "catalog/catalog.h"
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
+#include "model/captures.h"
+#include "model/text.h"
 #include "state/state.h"
 
 namespace faultline {
@@ -13,11 +17,20 @@ using nlohmann::json;
 const std::set<std::string> kTableKeys = {"schema",   "description",    "sources",    "macros",
                                           "products", "default_memory", "signatures", "classes",
                                           "xids",     "events",         "actions"};
-const std::set<std::string> kSignatureKeys = {"id",       "description", "pattern",
-                                              "source",   "examples",    "xid",
-                                              "fallback", "identity",    "gpu_from_previous_line"};
-const std::set<std::string> kSignatureRequired = {"id", "description", "pattern", "source",
-                                                  "examples"};
+const std::set<std::string> kSignatureKeys = {"id",
+                                              "description",
+                                              "pattern",
+                                              "source",
+                                              "examples",
+                                              "xid",
+                                              "fallback",
+                                              "identity",
+                                              "gpu_from_previous_line",
+                                              "collective_timeout",
+                                              "lane"};
+const std::set<std::string> kSignatureRequired = {"id",     "description", "pattern",
+                                                  "source", "examples",    "lane"};
+const std::set<std::string> kEventKeys = {"id", "lane"};
 const std::set<std::string> kClassKeys = {"id",
                                           "title",
                                           "class",
@@ -61,8 +74,8 @@ class Linter {
     }
     // Events that code makes rather than a line signature (loss-spike) are declared by name.
     for (const faultline::Table& table : catalog.tables) {
-      for (const json& name : table.doc.value("events", json::array())) {
-        if (name.is_string()) signature_ids_.insert(name.get<std::string>());
+      for (const json& event : table.doc.value("events", json::array())) {
+        if (event.is_object()) signature_ids_.insert(event.value("id", ""));
       }
     }
   }
@@ -73,7 +86,17 @@ class Linter {
       if (!kTableKeys.contains(key)) Problem("table", "", "unknown key \"" + key + "\"");
     }
     for (const json& entry : table.doc.value("signatures", json::array())) Signature(entry);
+    for (const auto& signature : catalog_.signatures->signatures()) {
+      if (signature->table == path_) ReservedCaptures(*signature);
+    }
     for (const json& entry : table.doc.value("classes", json::array())) Class(entry);
+    for (const json& entry : table.doc.value("events", json::array())) {
+      if (!entry.is_object()) {
+        Problem("event", "", "must be an object {\"id\", \"lane\"}");
+        continue;
+      }
+      Keys(entry, "event", entry.value("id", "?"), kEventKeys, kEventKeys);
+    }
   }
 
  private:
@@ -120,6 +143,50 @@ class Linter {
         }
       }
     }
+  }
+
+  // A capture that code reads must have the shape code expects (model/captures.h) in every
+  // example line; one that only code sets must not be captured.
+  void ReservedCaptures(const faultline::Signature& signature) {
+    const size_t groups = signature.group_names.size();
+    for (const std::string& name : signature.group_names) {
+      const capture::Reserved* reserved = capture::find_reserved(name);
+      if (reserved && reserved->shape == capture::Shape::kCodeOnly) {
+        Problem("signature", signature.id, "captures \"" + name + "\", which only code sets");
+      }
+    }
+    std::vector<re2::StringPiece> values(groups + 1);
+    for (const SignatureExample& example : signature.must_match) {
+      const re2::StringPiece line(example.line);
+      if (!signature.regex->Match(line, 0, line.size(), RE2::UNANCHORED, values.data(),
+                                  static_cast<int>(values.size()))) {
+        continue;  // `signatures test` reports the example
+      }
+      for (size_t i = 0; i < groups; ++i) {
+        const capture::Reserved* reserved = capture::find_reserved(signature.group_names[i]);
+        if (!reserved || values[i + 1].data() == nullptr) continue;
+        const std::string value(values[i + 1].data(), values[i + 1].size());
+        if (!has_shape(value, reserved->shape)) {
+          Problem("signature", signature.id,
+                  "captures \"" + signature.group_names[i] + "\" as \"" + value + "\", not " +
+                      (reserved->shape == capture::Shape::kInteger ? "a whole number"
+                                                                   : "a PCI address"));
+        }
+      }
+    }
+  }
+
+  static bool has_shape(const std::string& value, capture::Shape shape) {
+    switch (shape) {
+      case capture::Shape::kPciAddress:
+        return !normalize_pci(value).empty();
+      case capture::Shape::kInteger:
+        return parse_number<long long>(value).has_value();
+      case capture::Shape::kText:
+      case capture::Shape::kCodeOnly:
+        return true;
+    }
+    return true;
   }
 
   // Whether the condition can hold; reports what makes it impossible.

@@ -106,6 +106,7 @@ std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry
   signature->fallback = bool_or(entry, "fallback");
   signature->identity = bool_or(entry, "identity");
   signature->gpu_from_previous_line = bool_or(entry, "gpu_from_previous_line");
+  signature->collective_timeout = bool_or(entry, "collective_timeout");
   if (!parse_examples(entry.value("examples", json()), signature.get(), error)) return nullptr;
 
   signature->regex =

@@ -39,6 +39,9 @@ struct Signature {
   bool fallback = false;                // yields only when no other signature matched the line
   bool identity = false;                // names a GPU (UUID, serial) rather than a fault
   bool gpu_from_previous_line = false;  // the GPU is the one the previous lines named
+  // A collective that timed out waiting for the other ranks: the ranks that did not time out,
+  // or that enqueued fewer collectives, held it up (correlate.h, find_stragglers).
+  bool collective_timeout = false;
   std::vector<SignatureExample> must_match;
   std::vector<std::string> must_not_match;
   std::unique_ptr<re2::RE2> regex;

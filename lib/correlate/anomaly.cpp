@@ -8,6 +8,7 @@
 
 #include "correlate/correlate.h"
 #include "correlate/trailing_window.h"
+#include "model/captures.h"
 
 namespace faultline {
 namespace {
@@ -148,7 +149,7 @@ void detect_nonfinite(const Series& series, Emitter* emit) {
                       "the loss out when it is NaN)",
                       loss_name(series), at.nan_iterations)
                 : fmt::format("{} {}", loss_name(series), number(at.loss));
-        emit->Emit({"loss-nan", &at,
+        emit->Emit({derived::kLossNan, &at,
                     fmt::format("step {}: {}{}", at.step, what, run_suffix(p, first, last)),
                     at.loss, 0, 0, last - first + 1, p[last].step});
       });
@@ -156,7 +157,7 @@ void detect_nonfinite(const Series& series, Emitter* emit) {
       p, 0, [&](size_t i) { return p[i].grad_norm_nonfinite(); },
       [&](size_t first, size_t last) {
         const MetricPoint& at = p[first];
-        emit->Emit({"grad-norm-nan", &at,
+        emit->Emit({derived::kGradNormNan, &at,
                     fmt::format("step {}: grad norm {}{}", at.step, number(at.grad_norm),
                                 run_suffix(p, first, last)),
                     at.grad_norm, 0, 0, last - first + 1, p[last].step});
@@ -244,7 +245,7 @@ void detect_spikes(const Series& series, Emitter* emit) {
                 ? fmt::format("robust z {}", number(s.z))
                 : fmt::format("above {}x the largest loss before it", kMegatronSpikeFactor);
         emit->Emit(
-            {"loss-spike", &p[first],
+            {derived::kLossSpike, &p[first],
              fmt::format("step {}: {} {}, {}x the trailing median {} ({}){}{}", p[first].step,
                          loss_name(series), number(p[first].loss), number(s.ratio),
                          number(s.baseline), rule, grad_note(p, first), run_suffix(p, first, last)),
@@ -273,7 +274,7 @@ void detect_resume_spike(const Series& series, Emitter* emit) {
     if (peak == p.size() || p[i].loss > p[peak].loss) peak = i;
   }
   if (peak == p.size() || level <= 0 || p[peak].loss < kSpikeMinRatio * level) return;
-  emit->Emit({"loss-resume-spike", &p[peak],
+  emit->Emit({derived::kLossResumeSpike, &p[peak],
               fmt::format("step {}: {} {} right after the resume, {}x the level it settled at "
                           "(median {}); expected after a resume, not a sign of a fault",
                           p[peak].step, loss_name(series), number(p[peak].loss),
@@ -299,7 +300,7 @@ void detect_divergence(const Series& series, Emitter* emit) {
                                 [&](double m) { return m >= kDivergenceRise * base; });
     if (!sustained) continue;
     const double now = medians.back();
-    emit->Emit({"loss-divergence", &p[starts[i]],
+    emit->Emit({derived::kLossDivergence, &p[starts[i]],
                 fmt::format("from step {}: the median {} rose from {} to {} ({}x) over the "
                             "last {} logged points and did not come back",
                             p[starts[i]].step, loss_name(series), number(base), number(now),
@@ -342,7 +343,7 @@ void detect_slow_steps(const Series& series, Emitter* emit) {
                               seconds_text(base[first]))
                 : fmt::format("throughput {}, {}x below the trailing median {}",
                               number(at.throughput), number(ratio[first]), number(1 / base[first]));
-        emit->Emit({"training-stall", &at,
+        emit->Emit({derived::kTrainingStall, &at,
                     fmt::format("step {}: {}{}", at.step, what, run_suffix(p, first, last)),
                     timed ? at.iteration_seconds : at.throughput,
                     timed ? base[first] : 1 / base[first], ratio[first], last - first + 1,
@@ -364,7 +365,7 @@ void detect_silence(const Series& series, Emitter* emit) {
   const double usual = median(gaps);
   const double silent = *series.input_end_time - p.back().time;
   if (silent < kSilenceMinSeconds || silent < kStallFactor * usual) return;
-  emit->Emit({"training-stall", &p.back(),
+  emit->Emit({derived::kTrainingStall, &p.back(),
               fmt::format("step {}: the last metrics; the log goes on for {} more without any "
                           "({}x the usual {} between logged steps)",
                           p.back().step, seconds_text(silent), number(silent / usual),
@@ -395,7 +396,7 @@ void detect_skipped(const Series& series, Emitter* emit) {
           text += fmt::format("; loss scale {} -> {}", number(p[first].loss_scale),
                               number(p[last].loss_scale));
         }
-        emit->Emit({"iterations-skipped", &p[first], text + run_suffix(p, first, last),
+        emit->Emit({derived::kIterationsSkipped, &p[first], text + run_suffix(p, first, last),
                     static_cast<double>(std::max(skipped, nans)), 0, 0, last - first + 1,
                     p[last].step});
       });

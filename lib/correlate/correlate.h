@@ -55,9 +55,6 @@ void align_times(std::vector<Event>* events, std::vector<GpuState>* states,
 // highest loss of those 50 points is at least 1.3x the median of the 100 points after them.
 std::vector<Event> detect_anomalies(const Series& series);
 
-// The signature of the events find_stragglers() makes.
-inline constexpr const char* kRankBehindSignature = "nccl-rank-behind";
-
 // When the job's ranks time out in the same collective, the rank that failed or hung first is
 // the one that did not get as far as the others (training-logs.md §7):
 //   - behind: the watchdog lines ("last enqueued NCCL work: N") of a few ranks show fewer works
@@ -68,7 +65,10 @@ inline constexpr const char* kRankBehindSignature = "nccl-rank-behind";
 //     they share one, with the first timeout line as evidence.
 // Fields: "suspect" ("rank 6", "ranks 24-31 on gpu-node-104"), "reason" ("behind" or
 // "silent"), "last_enqueued" and "others_enqueued" (behind), "timed_out" and "world".
-std::vector<Event> find_stragglers(const std::vector<Event>& events);
+// `collective_timeouts` are the signatures whose events are such timeouts (the tables mark
+// them "collective_timeout").
+std::vector<Event> find_stragglers(const std::vector<Event>& events,
+                                   const std::vector<std::string>& collective_timeouts);
 
 // A rank of the job and the GPU it ran on.
 struct RankLink {

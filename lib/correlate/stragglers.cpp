@@ -5,13 +5,14 @@
 #include <string>
 
 #include "correlate/correlate.h"
+#include "model/captures.h"
 #include "model/text.h"
 
 namespace faultline {
 namespace {
 
-std::optional<long long> field_number(const Event& event, const char* name) {
-  auto it = event.fields.find(name);
+std::optional<long long> field_number(const Event& event, std::string_view name) {
+  auto it = event.fields.find(std::string(name));
   if (it == event.fields.end()) return std::nullopt;
   return parse_number<long long>(it->second);
 }
@@ -32,10 +33,10 @@ std::string rank_list(const std::set<int>& ranks) {
 
 Event suspect_event(const Event& evidence_of, const std::string& reason) {
   Event event;
-  event.signature = kRankBehindSignature;
+  event.signature = std::string(derived::kRankBehind);
   event.host = evidence_of.host;
   event.evidence = evidence_of.evidence;
-  event.evidence.signature = kRankBehindSignature;
+  event.evidence.signature = std::string(derived::kRankBehind);
   event.fields["reason"] = reason;
   return event;
 }
@@ -44,7 +45,7 @@ Event suspect_event(const Event& evidence_of, const std::string& reason) {
 void find_behind(const std::vector<const Event*>& progress, std::vector<Event>* out) {
   std::map<std::string, std::map<int, const Event*>> by_group;  // pg -> rank -> latest line
   for (const Event* event : progress) {
-    auto pg = event->fields.find("pg");
+    auto pg = event->fields.find(std::string(capture::kProcessGroup));
     by_group[pg == event->fields.end() ? "" : pg->second][*event->rank] = event;
   }
   const auto largest = std::max_element(by_group.begin(), by_group.end(), [](auto& a, auto& b) {
@@ -53,7 +54,7 @@ void find_behind(const std::vector<const Event*>& progress, std::vector<Event>* 
   if (largest == by_group.end() || largest->second.size() < 3) return;
   std::map<long long, std::vector<const Event*>> by_enqueued;
   for (const auto& [rank, event] : largest->second) {
-    by_enqueued[*field_number(*event, "last_enqueued")].push_back(event);
+    by_enqueued[*field_number(*event, capture::kLastEnqueued)].push_back(event);
   }
   if (by_enqueued.size() < 2) return;
   const auto& [lowest, behind] = *by_enqueued.begin();
@@ -75,10 +76,12 @@ void find_silent(const std::vector<const Event*>& timeouts, const std::vector<Ev
   long long world = 0;
   std::map<int, std::string> host_of;  // rank -> host, from NCCL's init lines
   for (const Event& event : events) {
-    if (auto nranks = field_number(event, "nranks"); nranks && *nranks > world) world = *nranks;
+    if (auto nranks = field_number(event, capture::kNranks); nranks && *nranks > world)
+      world = *nranks;
   }
   for (const Event& event : events) {
-    if (event.rank && field_number(event, "nranks") == world) host_of[*event.rank] = event.host;
+    if (event.rank && field_number(event, capture::kNranks) == world)
+      host_of[*event.rank] = event.host;
   }
   std::set<int> timed_out;
   for (const Event* event : timeouts) {
@@ -112,13 +115,17 @@ void find_silent(const std::vector<const Event*>& timeouts, const std::vector<Ev
 
 }  // namespace
 
-std::vector<Event> find_stragglers(const std::vector<Event>& events) {
+std::vector<Event> find_stragglers(const std::vector<Event>& events,
+                                   const std::vector<std::string>& collective_timeouts) {
   std::vector<const Event*> progress;
   std::vector<const Event*> timeouts;
   for (const Event& event : events) {
     if (!event.rank) continue;
-    if (event.signature == "nccl-timeout") timeouts.push_back(&event);
-    if (field_number(event, "last_enqueued")) progress.push_back(&event);
+    if (std::find(collective_timeouts.begin(), collective_timeouts.end(), event.signature) !=
+        collective_timeouts.end()) {
+      timeouts.push_back(&event);
+    }
+    if (field_number(event, capture::kLastEnqueued)) progress.push_back(&event);
   }
   std::vector<Event> out;
   find_behind(progress, &out);

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "model/captures.h"
 #include "model/text.h"
 
 namespace faultline {
@@ -55,7 +56,6 @@ bool state_fits(const Condition& condition, const GpuState& state) {
 constexpr size_t kEvidencePerCondition = 8;
 
 // The Xid a line names as the cause of its own ("caused by previous Xid 149").
-constexpr const char* kCauseXidField = "caused_by_xid";
 
 struct Context {
   const Knowledge& knowledge;
@@ -63,7 +63,7 @@ struct Context {
 };
 
 std::optional<int> cause_xid(const Event& event) {
-  auto it = event.fields.find(kCauseXidField);
+  auto it = event.fields.find(std::string(capture::kCausedByXid));
   if (it == event.fields.end()) return std::nullopt;
   auto value = parse_number<double>(it->second);
   return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
@@ -580,6 +580,10 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
   std::stable_sort(diagnoses.begin(), diagnoses.end(), diagnosis_before);
   for (size_t i = 0; i < diagnoses.size(); ++i) diagnoses[i].position = static_cast<int>(i) + 1;
   link_symptoms(correlation, &diagnoses);
+  for (Diagnosis& diagnosis : diagnoses) {
+    for (Evidence& evidence : diagnosis.evidence)
+      evidence.lane = knowledge.lane_of(evidence.signature);
+  }
   return diagnoses;
 }
 

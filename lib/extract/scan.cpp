@@ -6,6 +6,7 @@
 #include "envelope/envelope.h"
 #include "extract/extract.h"
 #include "metrics/metrics.h"
+#include "model/captures.h"
 #include "model/text.h"
 #include "sniff/sniff.h"
 #include "state/state.h"
@@ -37,15 +38,15 @@ class EventBuilder {
     event.signature = signature.id;
     event.xid = signature.xid;
     for (const auto& [name, value] : match.fields) {
-      if (name == "pci") {
+      if (name == capture::kPci) {
         event.gpu.pci = normalize_pci(value);
-      } else if (name == "xid") {
+      } else if (name == capture::kXid) {
         event.xid = parse_number<int>(value);
-      } else if (name == "uuid") {
+      } else if (name == capture::kUuid) {
         event.gpu.uuid = value;
-      } else if (name == "serial") {
+      } else if (name == capture::kSerial) {
         event.gpu.serial = value;
-      } else if (name == "rank") {
+      } else if (name == capture::kRank) {
         event.rank = parse_number<int>(value);
       }
       event.fields[name] = value;
@@ -56,7 +57,8 @@ class EventBuilder {
     if (!event.rank)
       event.rank = tag && !tag->is_local ? std::optional<int>(tag->rank) : path_rank_;
     const auto local = tag && tag->is_local ? tag : path_local_rank_;
-    if (local && !(tag && !tag->is_local)) event.fields["local_rank"] = std::to_string(local->rank);
+    if (local && !(tag && !tag->is_local))
+      event.fields[std::string(capture::kLocalRank)] = std::to_string(local->rank);
     if (event.gpu.pci.empty() && signature.gpu_from_previous_line &&
         line.number - last_pci_line_ <= kPreviousLineReach) {
       event.gpu.pci = last_pci_;
@@ -77,7 +79,7 @@ class EventBuilder {
     if (!envelope.host.empty() && named_hosts_.size() < 2) named_hosts_.insert(envelope.host);
     event.evidence = {path_, line.number, envelope.time, std::string(line.text), signature.id};
     if (envelope.boot_seconds && envelope.time.kind == Timestamp::Kind::kAbsolute) {
-      event.fields["boot_seconds"] = std::to_string(*envelope.boot_seconds);
+      event.fields[std::string(capture::kBootSeconds)] = std::to_string(*envelope.boot_seconds);
     }
     Keep(std::move(event), events);
   }

@@ -138,4 +138,19 @@ std::string ascii_lower(std::string_view text) {
   return out;
 }
 
+namespace {
+constexpr std::string_view kLaneNames[] = {"hardware", "cuda", "nccl", "job"};
+}  // namespace
+
+std::string_view lane_name(Lane lane) {
+  return kLaneNames[static_cast<size_t>(lane)];
+}
+
+std::optional<Lane> parse_lane(std::string_view name) {
+  for (size_t i = 0; i < std::size(kLaneNames); ++i) {
+    if (kLaneNames[i] == name) return static_cast<Lane>(i);
+  }
+  return std::nullopt;
+}
+
 }  // namespace faultline

@@ -51,13 +51,23 @@ struct GpuRef {
 // ("00000000:3B:00.0") and NCCL ("3b000") to "0000:3b:00.0". Returns "" if `text` is none.
 std::string normalize_pci(std::string_view text);
 
+// The bands of the timeline a report draws: what kind of event a line is. Every signature and
+// derived event names its lane in the tables ("lane"); device state is drawn as hardware.
+enum class Lane { kHardware, kCuda, kNccl, kJob };
+
+// "hardware", "cuda", "nccl", "job": the tables' names.
+std::string_view lane_name(Lane lane);
+// nullopt for a name that is none of them.
+std::optional<Lane> parse_lane(std::string_view name);
+
 // A line of input that supports a finding.
 struct Evidence {
   std::string path;
   uint64_t line = 0;
   Timestamp time;
   std::string text;
-  std::string signature;  // the signature or state field that made it evidence
+  std::string signature;        // the signature or state field that made it evidence
+  Lane lane = Lane::kHardware;  // the lane of `signature` (set by diagnose())
 };
 
 // A fact one signature matched in one line, with its captured fields.

@@ -10,6 +10,7 @@
 #include "correlate/correlate.h"
 #include "envelope/envelope.h"
 #include "extract/extract.h"
+#include "model/captures.h"
 #include "pipeline/ordered_parallel.h"
 #include "pipeline/progress.h"
 
@@ -41,10 +42,11 @@ int year_for(const std::string& path) {
   return tm.tm_year + 1900;
 }
 
-std::vector<std::string> identity_signatures(const SignatureSet& signatures) {
+// The ids of the signatures that carry a role key.
+std::vector<std::string> signatures_where(const SignatureSet& signatures, bool Signature::*role) {
   std::vector<std::string> ids;
   for (const auto& signature : signatures.signatures()) {
-    if (signature->identity) ids.push_back(signature->id);
+    if ((*signature).*role) ids.push_back(signature->id);
   }
   return ids;
 }
@@ -93,12 +95,14 @@ void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* a
   // Derived from every rank's lines together: made afresh from what this run has (records
   // from one node carry that node's guess).
   std::erase_if(analysis->events,
-                [](const Event& event) { return event.signature == kRankBehindSignature; });
-  for (Event& event : find_stragglers(analysis->events)) {
+                [](const Event& event) { return event.signature == derived::kRankBehind; });
+  for (Event& event :
+       find_stragglers(analysis->events,
+                       signatures_where(*catalog.signatures, &Signature::collective_timeout))) {
     analysis->events.push_back(std::move(event));
   }
-  Correlation correlation =
-      correlate(analysis->events, analysis->states, identity_signatures(*catalog.signatures));
+  Correlation correlation = correlate(analysis->events, analysis->states,
+                                      signatures_where(*catalog.signatures, &Signature::identity));
   correlation.clock_skew_seconds = options.clock_skew_seconds;
   for (const InputSummary& input : analysis->inputs) {
     if (!input.host.empty() && (input.kind == "kernel-log" || input.kind == "mixed")) {

@@ -122,17 +122,7 @@ std::vector<TimelineEntry> incident_timeline(const Analysis& analysis, size_t pe
   return entries;
 }
 
-Lane lane_of(std::string_view signature) {
-  if (signature.starts_with("cuda-")) return Lane::kCuda;
-  if (signature.starts_with("nccl-")) return Lane::kNccl;
-  for (std::string_view job : {"torchrun-", "slurm-", "host-oom", "loss-", "grad-norm-"}) {
-    if (signature.starts_with(job)) return Lane::kJob;
-  }
-  // Xids, PCIe and NVSwitch errors, and nvidia-smi fields.
-  return Lane::kHardware;
-}
-
-std::string_view lane_name(Lane lane) {
+std::string_view lane_title(Lane lane) {
   switch (lane) {
     case Lane::kHardware:
       return "GPU & PCIe";

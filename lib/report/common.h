@@ -34,11 +34,10 @@ struct TimelineEntry {
 // no time.
 std::vector<TimelineEntry> incident_timeline(const Analysis& analysis, size_t per_diagnosis);
 
-// The bands of the HTML timeline, by what kind of event a signature or state field names.
-enum class Lane { kHardware, kCuda, kNccl, kJob };
+// The bands of the HTML timeline, top to bottom, and their headings. Which lane a line is drawn
+// in is its Evidence::lane, from the tables.
 inline constexpr Lane kLanes[] = {Lane::kHardware, Lane::kCuda, Lane::kNccl, Lane::kJob};
-Lane lane_of(std::string_view signature);
-std::string_view lane_name(Lane lane);
+std::string_view lane_title(Lane lane);
 
 // `text` with control characters (an escape sequence in a log line, binary junk) shown as U+FFFD
 // and tabs as spaces, so that printing it cannot drive the terminal or break a line format.

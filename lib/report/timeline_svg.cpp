@@ -224,7 +224,7 @@ double draw_rows(const Axis& axis, const std::vector<Mark>& marks, double top,
 void draw_legend(double y, std::ostream& out) {
   double x = kLeft + kPlotWidth;
   for (auto lane = std::rbegin(kLanes); lane != std::rend(kLanes); ++lane) {
-    const std::string_view name = lane_name(*lane);
+    const std::string_view name = lane_title(*lane);
     x -= static_cast<double>(name.size()) * 7.5 + 30;
     out << shape(*lane, x + 6, y + 12, "#fff", "#4b5563")
         << fmt::format(R"(<text class="tick" x="{:.1f}" y="{:.1f}">{}</text>)", x + 16, y + 16,
@@ -344,7 +344,7 @@ std::vector<Mark> collect_marks(const Analysis& analysis) {
     }
     for (const Evidence& e : d.evidence) {
       if (!e.time.known() || !seen.emplace(e.path, e.line).second) continue;
-      marks.push_back({e.time.seconds, lane_of(e.signature), &d, &e, &e == earliest});
+      marks.push_back({e.time.seconds, e.lane, &d, &e, &e == earliest});
     }
   }
   return marks;

@@ -1,0 +1,90 @@
+// The contract between C++ and the signature tables: the capture names (named groups of a
+// signature's pattern) that code reads, and the event fields and event ids that code makes.
+// A table may capture any other name; these mean what is said here, and `signatures lint`
+// rejects a table that gives one the wrong shape or captures a name that only code may set.
+// docs/architecture.md, "Reserved capture names", is this table in prose.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace faultline::capture {
+
+// What a reserved capture's text must look like.
+enum class Shape {
+  kPciAddress,  // any spelling normalize_pci() reads ("PCI:0000:3b:00", "00000000:3B:00.0")
+  kInteger,     // decimal digits, "-" before them allowed ("last enqueued NCCL work: -1")
+  kText,        // anything
+  kCodeOnly,    // set by code from the line's envelope or from other events: never captured
+};
+
+// Fills Event::gpu.pci: the GPU the line is about.
+inline constexpr std::string_view kPci = "pci";
+// Fills Event::xid (else the signature's "xid" key does).
+inline constexpr std::string_view kXid = "xid";
+// Fill Event::gpu.uuid and Event::gpu.serial; identity signatures tie them to the GPU's address.
+inline constexpr std::string_view kUuid = "uuid";
+inline constexpr std::string_view kSerial = "serial";
+// Fills Event::rank: the job's global rank that printed the line.
+inline constexpr std::string_view kRank = "rank";
+// NCCL's init line: the communicator's size; the one spanning the job is the world.
+inline constexpr std::string_view kNranks = "nranks";
+// A node-local rank (Lightning, torchrun): with the host and CUDA_VISIBLE_DEVICES, a GPU.
+inline constexpr std::string_view kLocalRank = "local_rank";
+inline constexpr std::string_view kVisibleDevices = "visible_devices";
+// The PyTorch watchdog's process group and its count of enqueued collectives: the rank that
+// enqueued fewer than the others held the collective up (nccl-rank-behind).
+inline constexpr std::string_view kProcessGroup = "pg";
+inline constexpr std::string_view kLastEnqueued = "last_enqueued";
+// "caused by previous Xid N": the Xid a class's "xid" condition also counts.
+inline constexpr std::string_view kCausedByXid = "caused_by_xid";
+// Set by code: the dmesg "[secs]" stamp of a line whose envelope also has a date, and the mark
+// that a boot-relative time was converted with it.
+inline constexpr std::string_view kBootSeconds = "boot_seconds";
+inline constexpr std::string_view kTimeFromBoot = "time_from_boot";
+
+struct Reserved {
+  std::string_view name;
+  Shape shape;
+};
+
+inline constexpr Reserved kReserved[] = {
+    {kPci, Shape::kPciAddress},
+    {kXid, Shape::kInteger},
+    {kUuid, Shape::kText},
+    {kSerial, Shape::kText},
+    {kRank, Shape::kInteger},
+    {kNranks, Shape::kInteger},
+    {kLocalRank, Shape::kInteger},
+    {kVisibleDevices, Shape::kText},
+    {kProcessGroup, Shape::kText},
+    {kLastEnqueued, Shape::kInteger},
+    {kCausedByXid, Shape::kInteger},
+    {kBootSeconds, Shape::kCodeOnly},
+    {kTimeFromBoot, Shape::kCodeOnly},
+};
+
+// The reserved capture of that name, or nullptr.
+constexpr const Reserved* find_reserved(std::string_view name) {
+  for (const Reserved& reserved : kReserved) {
+    if (reserved.name == name) return &reserved;
+  }
+  return nullptr;
+}
+
+}  // namespace faultline::capture
+
+namespace faultline::derived {
+
+// Events made by code rather than by a line signature; a table names them in "events" and
+// its classes may name them in conditions.
+inline constexpr std::string_view kRankBehind = "nccl-rank-behind";  // correlate/stragglers
+inline constexpr std::string_view kLossNan = "loss-nan";             // correlate/anomaly, all
+inline constexpr std::string_view kGradNormNan = "grad-norm-nan";
+inline constexpr std::string_view kLossSpike = "loss-spike";
+inline constexpr std::string_view kLossDivergence = "loss-divergence";
+inline constexpr std::string_view kTrainingStall = "training-stall";
+inline constexpr std::string_view kIterationsSkipped = "iterations-skipped";
+inline constexpr std::string_view kLossResumeSpike = "loss-resume-spike";
+
+}  // namespace faultline::derived
