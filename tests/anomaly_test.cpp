@@ -1,19 +1,38 @@
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "catalog/catalog.h"
+#include "catalog/signatures.h"
+#include "catalog/tables.h"
 #include "correlate/correlate.h"
 #include "correlate/trailing_window.h"
 #include "metrics/metrics.h"
 
 using namespace faultline;
 
+namespace fs = std::filesystem;
+
 namespace {
+
+// The detectors' thresholds as the built-in tables set them.
+const AnomalyParameters& parameters() {
+  static const Catalog* loaded = [] {
+    auto* catalog = new Catalog();
+    std::string error;
+    REQUIRE_MESSAGE(load_catalog({}, catalog, &error), error);
+    return catalog;
+  }();
+  return loaded->knowledge.anomaly;
+}
 
 using P = MetricPoint;
 
@@ -105,7 +124,7 @@ std::string scientific(double value) {
 }  // namespace
 
 TEST_CASE("a healthy Megatron loss curve has no anomaly") {
-  const auto events = detect_anomalies(healthy_series(3000));
+  const auto events = detect_anomalies(healthy_series(3000), parameters());
   print(events);
   CHECK(events.empty());
 }
@@ -120,7 +139,7 @@ TEST_CASE("grad norm: nan lines give grad-norm-nan at that iteration") {
   }
   const auto series = reader.Finish();
   REQUIRE(series.size() == 1);
-  const auto events = detect_anomalies(series[0]);
+  const auto events = detect_anomalies(series[0], parameters());
   print(events);
   const auto nans = of_kind(events, "grad-norm-nan");
   REQUIRE(nans.size() == 1);
@@ -143,7 +162,7 @@ TEST_CASE("a NaN loss, printed or left out by Megatron, is loss-nan") {
     reader.Feed(megatron_line(i * 10, i == 50 ? "" : scientific(curve.Loss(i)), "0.4"),
                 static_cast<uint64_t>(i));
   }
-  const auto events = detect_anomalies(reader.Finish().at(0));
+  const auto events = detect_anomalies(reader.Finish().at(0), parameters());
   print(events);
   const auto nans = of_kind(events, "loss-nan");
   REQUIRE(nans.size() == 1);
@@ -163,7 +182,7 @@ TEST_CASE("a spike planted at a known step is found at that step") {
     }
     series.Add(p);
   }
-  const auto events = detect_anomalies(series);
+  const auto events = detect_anomalies(series, parameters());
   print(events);
   const auto spikes = of_kind(events, "loss-spike");
   REQUIRE(spikes.size() == 1);
@@ -184,7 +203,7 @@ TEST_CASE("Megatron's rule: a loss above 10x the largest before it") {
     p.set(P::kLoss);
     series.Add(p);
   }
-  const auto spikes = of_kind(detect_anomalies(series), "loss-spike");
+  const auto spikes = of_kind(detect_anomalies(series, parameters()), "loss-spike");
   REQUIRE(spikes.size() == 1);
   CHECK(spikes[0].fields.at("step") == "35");
   CHECK(spikes[0].evidence.text.find("10x the largest loss") != std::string::npos);
@@ -208,7 +227,7 @@ TEST_CASE("a resume followed by a spike-like jump is not a loss-spike") {
   CHECK(series[1].resumed);
   std::vector<Event> events;
   for (const Series& s : series) {
-    for (Event& e : detect_anomalies(s)) events.push_back(std::move(e));
+    for (Event& e : detect_anomalies(s, parameters())) events.push_back(std::move(e));
   }
   print(events);
   CHECK(of_kind(events, "loss-spike").empty());
@@ -227,7 +246,7 @@ TEST_CASE("decimation keeps a planted spike detectable") {
   }
   CHECK(series.points().size() <= kMaxPointsPerSeries);
   CHECK(series.stride() >= 4);
-  const auto events = detect_anomalies(series);
+  const auto events = detect_anomalies(series, parameters());
   print(events);
   const auto spikes = of_kind(events, "loss-spike");
   REQUIRE(spikes.size() == 1);
@@ -242,7 +261,7 @@ TEST_CASE("a sustained rise that does not come back is loss-divergence") {
     if (i > 1000) p.loss *= static_cast<float>(1 + (i - 1000) / 200.0);  // up to 2x
     series.Add(p);
   }
-  const auto events = detect_anomalies(series);
+  const auto events = detect_anomalies(series, parameters());
   print(events);
   const auto divergence = of_kind(events, "loss-divergence");
   REQUIRE(divergence.size() == 1);
@@ -258,7 +277,7 @@ TEST_CASE("a spike that recovers is not a divergence") {
     if (i > 700 && i <= 760) p.loss *= 1.6f;
     series.Add(p);
   }
-  CHECK(of_kind(detect_anomalies(series), "loss-divergence").empty());
+  CHECK(of_kind(detect_anomalies(series, parameters()), "loss-divergence").empty());
 }
 
 TEST_CASE("an iteration 5x slower than usual is a training-stall") {
@@ -269,7 +288,7 @@ TEST_CASE("an iteration 5x slower than usual is a training-stall") {
     if (i == 333 || i == 334) p.iteration_seconds = 60;
     series.Add(p);
   }
-  const auto stalls = of_kind(detect_anomalies(series), "training-stall");
+  const auto stalls = of_kind(detect_anomalies(series, parameters()), "training-stall");
   REQUIRE(stalls.size() == 1);
   CHECK(stalls[0].fields.at("step") == "3330");
   CHECK(stalls[0].count == 2);
@@ -278,12 +297,12 @@ TEST_CASE("an iteration 5x slower than usual is a training-stall") {
 TEST_CASE("the log going on long after the last metrics is a training-stall") {
   Series series = healthy_series(200);  // a point every 54 s
   series.input_end_time = series.points().back().time + 1800;
-  const auto stalls = of_kind(detect_anomalies(series), "training-stall");
+  const auto stalls = of_kind(detect_anomalies(series, parameters()), "training-stall");
   REQUIRE(stalls.size() == 1);
   CHECK(stalls[0].fields.at("step") == "2000");
   CHECK(stalls[0].evidence.text.find("30 min") != std::string::npos);
   series.input_end_time = series.points().back().time + 120;
-  CHECK(of_kind(detect_anomalies(series), "training-stall").empty());
+  CHECK(of_kind(detect_anomalies(series, parameters()), "training-stall").empty());
 }
 
 TEST_CASE("skipped iterations: a run is reported, a lone fp16 skip is not") {
@@ -298,7 +317,7 @@ TEST_CASE("skipped iterations: a run is reported, a lone fp16 skip is not") {
     }
     series.Add(p);
   }
-  const auto skipped = of_kind(detect_anomalies(series), "iterations-skipped");
+  const auto skipped = of_kind(detect_anomalies(series, parameters()), "iterations-skipped");
   REQUIRE(skipped.size() == 1);
   CHECK(skipped[0].fields.at("step") == "2000");
   CHECK(skipped[0].fields.at("value") == "8");
@@ -318,7 +337,7 @@ TEST_CASE("the first points of a segment are warm-up") {
     p.set(P::kSkipped);
     series.Add(p);
   }
-  CHECK(detect_anomalies(series).empty());
+  CHECK(detect_anomalies(series, parameters()).empty());
 }
 
 TEST_CASE("the trailing window's median and MAD equal a selection over a copy of the window") {
@@ -350,4 +369,22 @@ TEST_CASE("the trailing window's median and MAD equal a selection over a copy of
       }
     }
   }
+}
+
+TEST_CASE("the detectors' thresholds are the tables', and the explanations say them") {
+  const fs::path dir =
+      fs::temp_directory_path() / ("faultline-anomaly-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "stricter.json") << R"({"anomaly_parameters": {"spike_z": 9}})";
+  Catalog catalog;
+  std::string error;
+  REQUIRE_MESSAGE(load_catalog({dir.string()}, &catalog, &error), error);
+  fs::remove_all(dir);
+  CHECK(catalog.knowledge.anomaly.spike_z == 9);
+  CHECK(catalog.knowledge.anomaly.window_points == parameters().window_points);
+  const FailureClass* spike = catalog.knowledge.find_class("loss-spike");
+  REQUIRE(spike);
+  CHECK(spike->explanation.find("robust z-score of at least 9 against the trailing 100 logged") !=
+        std::string::npos);
+  CHECK(spike->explanation.find("{anomaly.") == std::string::npos);
 }

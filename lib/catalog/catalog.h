@@ -110,6 +110,27 @@ struct XidEntry {
   std::string source;
 };
 
+// The thresholds of the training-metric anomaly detectors (correlate.h, detect_anomalies):
+// "anomaly_parameters" in the tables, which also fill {anomaly.NAME} in the classes' texts.
+struct AnomalyParameters {
+  size_t warmup_points;            // points a segment starts with that no detector but NaN reads
+  size_t resume_exclusion_points;  // the same after a resume
+  size_t window_points;            // the trailing window a point is compared with
+  size_t min_history_points;       // points a spike needs before it
+  double spike_z;                  // robust z-score of log(loss) a spike reaches
+  double spike_min_ratio;          // and its loss over the trailing median
+  double megatron_spike_factor;    // or its loss over the largest before it
+  size_t divergence_block_points;  // divergence compares medians of blocks of this many points
+  size_t divergence_blocks;        // for at least this many blocks
+  double divergence_rise;          // each at least this much over the lowest median before
+  double stall_factor;             // an iteration this much slower than the trailing median
+  size_t stall_min_history_points;
+  double silence_min_seconds;  // the log going on this long after the last metrics
+  size_t silence_min_gaps;     // gaps between points the usual interval is taken from
+  size_t skipped_run_min;      // skipped iterations a run of points adds up to
+  size_t resume_settle_min_points;
+};
+
 struct Knowledge {
   std::vector<FailureClass> classes;
   std::vector<ProductRule> products;
@@ -118,6 +139,7 @@ struct Knowledge {
   std::map<std::string, XidAction> actions;
   // The timeline lane of each signature and derived event ("lane" in the tables).
   std::map<std::string, Lane, std::less<>> lanes;
+  AnomalyParameters anomaly{};
 
   const FailureClass* find_class(std::string_view id) const;
   const XidEntry* find_xid(int xid) const;

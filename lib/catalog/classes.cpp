@@ -1,9 +1,13 @@
+#include <fmt/format.h>
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <array>
+#include <set>
 
 #include "catalog/catalog.h"
 #include "catalog/tables.h"
+#include "model/text.h"
 
 namespace faultline {
 namespace {
@@ -299,6 +303,97 @@ bool load_lanes(const Table& table, Knowledge* knowledge, std::string* error) {
   return true;
 }
 
+// The detectors' thresholds, by their names in "anomaly_parameters".
+struct AnomalyParameter {
+  std::string_view name;
+  size_t AnomalyParameters::*count = nullptr;
+  double AnomalyParameters::*number = nullptr;
+};
+constexpr AnomalyParameter kAnomalyParameters[] = {
+    {"warmup_points", &AnomalyParameters::warmup_points},
+    {"resume_exclusion_points", &AnomalyParameters::resume_exclusion_points},
+    {"window_points", &AnomalyParameters::window_points},
+    {"min_history_points", &AnomalyParameters::min_history_points},
+    {"spike_z", nullptr, &AnomalyParameters::spike_z},
+    {"spike_min_ratio", nullptr, &AnomalyParameters::spike_min_ratio},
+    {"megatron_spike_factor", nullptr, &AnomalyParameters::megatron_spike_factor},
+    {"divergence_block_points", &AnomalyParameters::divergence_block_points},
+    {"divergence_blocks", &AnomalyParameters::divergence_blocks},
+    {"divergence_rise", nullptr, &AnomalyParameters::divergence_rise},
+    {"stall_factor", nullptr, &AnomalyParameters::stall_factor},
+    {"stall_min_history_points", &AnomalyParameters::stall_min_history_points},
+    {"silence_min_seconds", nullptr, &AnomalyParameters::silence_min_seconds},
+    {"silence_min_gaps", &AnomalyParameters::silence_min_gaps},
+    {"skipped_run_min", &AnomalyParameters::skipped_run_min},
+    {"resume_settle_min_points", &AnomalyParameters::resume_settle_min_points},
+};
+
+// Reads a table's "anomaly_parameters" (any of them; a later table overrides an earlier one),
+// noting in *seen which were given.
+bool load_anomaly_parameters(const Table& table, Knowledge* knowledge, std::set<std::string>* seen,
+                             std::string* error) {
+  auto it = table.doc.find("anomaly_parameters");
+  if (it == table.doc.end()) return true;
+  if (!it->is_object()) {
+    *error = table.path + ": \"anomaly_parameters\" must be an object";
+    return false;
+  }
+  for (const auto& [name, value] : it->items()) {
+    const auto* parameter =
+        std::find_if(std::begin(kAnomalyParameters), std::end(kAnomalyParameters),
+                     [&](const AnomalyParameter& p) { return p.name == name; });
+    if (parameter == std::end(kAnomalyParameters)) {
+      *error = table.path + ": anomaly_parameters: unknown parameter \"" + name + "\"";
+      return false;
+    }
+    if (!value.is_number() || value.get<double>() <= 0 ||
+        (parameter->count && !value.is_number_unsigned())) {
+      *error = table.path + ": anomaly_parameters: \"" + name + "\" must be a positive " +
+               (parameter->count ? "whole number" : "number");
+      return false;
+    }
+    if (parameter->count) {
+      knowledge->anomaly.*(parameter->count) = value.get<size_t>();
+    } else {
+      knowledge->anomaly.*(parameter->number) = value.get<double>();
+    }
+    seen->insert(name);
+  }
+  return true;
+}
+
+// {anomaly.NAME}: a parameter, or one derived from them, as the classes' texts say it.
+std::optional<std::string> anomaly_text(std::string_view name, const AnomalyParameters& k) {
+  constexpr std::string_view kPrefix = "anomaly.";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+  if (name == "divergence_points") {
+    return std::to_string(k.divergence_blocks * k.divergence_block_points);
+  }
+  if (name == "silence_minutes") return fmt::format("{:g}", k.silence_min_seconds / 60);
+  for (const AnomalyParameter& parameter : kAnomalyParameters) {
+    if (parameter.name != name) continue;
+    return parameter.count ? std::to_string(k.*(parameter.count))
+                           : fmt::format("{:g}", k.*(parameter.number));
+  }
+  return std::nullopt;
+}
+
+// Fills {anomaly.NAME} in every text of a class.
+void fill_anomaly_parameters(const AnomalyParameters& k, FailureClass* c) {
+  const auto fill = [&](std::string* text) {
+    *text = fill_template(*text, [&](std::string_view name) { return anomaly_text(name, k); });
+  };
+  for (std::string* text :
+       {&c->title, &c->explanation, &c->mechanism, &c->source, &c->missing_without_state,
+        &c->missing_without_gpu, &c->missing_without_kernel_log}) {
+    fill(text);
+  }
+  for (auto* texts : {&c->symptoms, &c->confirm, &c->fix, &c->prevent, &c->monitor}) {
+    for (std::string& text : *texts) fill(&text);
+  }
+}
+
 }  // namespace
 
 Lane Knowledge::lane_of(std::string_view id) const {
@@ -330,6 +425,7 @@ const XidEntry* Knowledge::find_xid(int xid) const {
 }
 
 bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std::string* error) {
+  std::set<std::string> parameters_seen;
   std::map<std::string, size_t> index_of;
   const auto add = [&](FailureClass c) {
     auto [slot, inserted] = index_of.emplace(c.id, knowledge->classes.size());
@@ -374,7 +470,22 @@ bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std:
     }
     if (!load_catalog_part(table, knowledge, error)) return false;
     if (!load_lanes(table, knowledge, error)) return false;
+    if (!load_anomaly_parameters(table, knowledge, &parameters_seen, error)) return false;
   }
+  if (parameters_seen.size() != std::size(kAnomalyParameters)) {
+    for (const AnomalyParameter& parameter : kAnomalyParameters) {
+      if (parameters_seen.contains(std::string(parameter.name))) continue;
+      *error = "no table sets anomaly_parameters." + std::string(parameter.name);
+      return false;
+    }
+  }
+  const AnomalyParameters& k = knowledge->anomaly;
+  // A window that holds less than its capacity holds the whole history.
+  if (k.min_history_points > k.window_points || k.stall_min_history_points > k.window_points) {
+    *error = "anomaly_parameters: the minimum histories must not exceed window_points";
+    return false;
+  }
+  for (FailureClass& c : knowledge->classes) fill_anomaly_parameters(k, &c);
   for (const auto& [number, xid] : knowledge->xids) {
     if (!index_of.contains("xid-" + std::to_string(number))) {
       add(catalog_class(xid, *knowledge));

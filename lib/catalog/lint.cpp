@@ -14,9 +14,9 @@ namespace {
 
 using nlohmann::json;
 
-const std::set<std::string> kTableKeys = {"schema",   "description",    "sources",    "macros",
-                                          "products", "default_memory", "signatures", "classes",
-                                          "xids",     "events",         "actions"};
+const std::set<std::string> kTableKeys = {
+    "schema",     "description", "sources", "macros", "products", "default_memory",
+    "signatures", "classes",     "xids",    "events", "actions",  "anomaly_parameters"};
 const std::set<std::string> kSignatureKeys = {"id",
                                               "description",
                                               "pattern",

@@ -13,27 +13,8 @@
 namespace faultline {
 namespace {
 
-// The parameters of the definitions in anomaly.h.
-constexpr size_t kWarmupPoints = 20;
-constexpr size_t kResumeExclusion = 50;
-constexpr size_t kWindow = 100;
-constexpr size_t kMinHistory = 20;
-constexpr double kSpikeZ = 6;
-constexpr double kSpikeMinRatio = 1.3;
-constexpr double kMegatronSpikeFactor = 10;  // Megatron-LM rerun_state_machine SPIKY_LOSS_FACTOR
-constexpr double kMadToSigma = 1.4826;       // MAD of a normal distribution -> its sigma
-constexpr double kMinLogMad = 1e-3;          // a flat curve still has 0.1% noise
-constexpr size_t kDivergenceBlock = 25;
-constexpr size_t kDivergenceBlocks = 4;
-constexpr double kDivergenceRise = 1.2;
-constexpr double kStallFactor = 5;
-constexpr size_t kStallMinHistory = 10;
-// A window that holds less than its capacity holds the whole history.
-static_assert(kMinHistory <= kWindow && kStallMinHistory <= kWindow);
-constexpr double kSilenceMinSeconds = 300;
-constexpr size_t kSilenceMinGaps = 5;
-constexpr uint64_t kSkippedRunMin = 3;
-constexpr size_t kResumeSettleMin = 10;
+constexpr double kMadToSigma = 1.4826;  // MAD of a normal distribution -> its sigma
+constexpr double kMinLogMad = 1e-3;     // a flat curve still has 0.1% noise
 // Events of one kind kept per series; later ones are counted in the last kept.
 constexpr size_t kMaxEventsPerKind = 50;
 
@@ -136,7 +117,7 @@ std::string run_suffix(const Points& points, size_t first, size_t last) {
                      points[last].step);
 }
 
-void detect_nonfinite(const Series& series, Emitter* emit) {
+void detect_nonfinite(const Series& series, const AnomalyParameters& k, Emitter* emit) {
   const Points& p = series.points();
   for_each_run(
       p, 0, [&](size_t i) { return p[i].loss_nonfinite(); },
@@ -164,8 +145,8 @@ void detect_nonfinite(const Series& series, Emitter* emit) {
       });
 }
 
-size_t exclusion(const Series& series) {
-  return series.resumed ? kResumeExclusion : kWarmupPoints;
+size_t exclusion(const Series& series, const AnomalyParameters& k) {
+  return series.resumed ? k.resume_exclusion_points : k.warmup_points;
 }
 
 // How far each point's loss stands out from the trailing window; 0 where it cannot be told.
@@ -178,8 +159,9 @@ struct SpikeScore {
 
 class SpikeScorer {
  public:
-  explicit SpikeScorer(const Points& points)
+  SpikeScorer(const Points& points, const AnomalyParameters& k)
       : points_(points),
+        k_(k),
         use_log_(std::all_of(points.begin(), points.end(), [](const MetricPoint& p) {
           return !p.has(MetricPoint::kLoss) || !std::isfinite(p.loss) || p.loss > 0;
         })) {}
@@ -190,14 +172,14 @@ class SpikeScorer {
     SpikeScore score;
     if (!p.has(MetricPoint::kLoss) || !std::isfinite(p.loss)) return score;
     const double x = Transform(p.loss);
-    if (window_.size() >= kMinHistory) {
+    if (window_.size() >= k_.min_history_points) {
       const double median = window_.Median();
       const double mad = std::max(window_.MedianAbsoluteDeviation(),
                                   use_log_ ? kMinLogMad : kMinLogMad * std::fabs(median));
       score.z = (x - median) / (kMadToSigma * mad);
       score.baseline = use_log_ ? std::exp(median) : median;
       score.ratio = score.baseline > 0 ? p.loss / score.baseline : 0;
-      score.megatron_rule = max_loss_ > 0 && p.loss > kMegatronSpikeFactor * max_loss_;
+      score.megatron_rule = max_loss_ > 0 && p.loss > k_.megatron_spike_factor * max_loss_;
     }
     window_.Push(x);
     max_loss_ = std::max(max_loss_, static_cast<double>(p.loss));
@@ -208,48 +190,49 @@ class SpikeScorer {
   double Transform(double loss) const { return use_log_ ? std::log(loss) : loss; }
 
   const Points& points_;
+  const AnomalyParameters& k_;
   bool use_log_ = true;
-  TrailingWindow window_{kWindow};  // the finite losses before the point scored
+  TrailingWindow window_{k_.window_points};  // the finite losses before the point scored
   double max_loss_ = 0;
 };
 
-bool is_spike(const SpikeScore& s) {
-  return (s.z >= kSpikeZ && s.ratio >= kSpikeMinRatio) || s.megatron_rule;
+bool is_spike(const SpikeScore& s, const AnomalyParameters& k) {
+  return (s.z >= k.spike_z && s.ratio >= k.spike_min_ratio) || s.megatron_rule;
 }
 
 // The grad norm at a spike, next to its trailing median: grad-norm spikes come with loss spikes.
-std::string grad_note(const Points& p, size_t i) {
+std::string grad_note(const Points& p, size_t i, const AnomalyParameters& k) {
   if (!p[i].has(MetricPoint::kGradNorm) || !std::isfinite(p[i].grad_norm)) return "";
   std::vector<double> window;
-  for (size_t j = i > kWindow ? i - kWindow : 0; j < i; ++j) {
+  for (size_t j = i > k.window_points ? i - k.window_points : 0; j < i; ++j) {
     if (p[j].has(MetricPoint::kGradNorm) && std::isfinite(p[j].grad_norm)) {
       window.push_back(p[j].grad_norm);
     }
   }
-  if (window.size() < kMinHistory) return "";
+  if (window.size() < k.min_history_points) return "";
   return fmt::format("; grad norm {} (trailing median {})", number(p[i].grad_norm),
                      number(median(std::move(window))));
 }
 
-void detect_spikes(const Series& series, Emitter* emit) {
+void detect_spikes(const Series& series, const AnomalyParameters& k, Emitter* emit) {
   const Points& p = series.points();
-  SpikeScorer scorer(p);
+  SpikeScorer scorer(p, k);
   std::vector<SpikeScore> scores(p.size());
   for (size_t i = 0; i < p.size(); ++i) scores[i] = scorer.Score(i);
   for_each_run(
-      p, exclusion(series), [&](size_t i) { return is_spike(scores[i]); },
+      p, exclusion(series, k), [&](size_t i) { return is_spike(scores[i], k); },
       [&](size_t first, size_t last) {
         const SpikeScore& s = scores[first];
         const std::string rule =
-            s.z >= kSpikeZ && s.ratio >= kSpikeMinRatio
+            s.z >= k.spike_z && s.ratio >= k.spike_min_ratio
                 ? fmt::format("robust z {}", number(s.z))
-                : fmt::format("above {}x the largest loss before it", kMegatronSpikeFactor);
-        emit->Emit(
-            {derived::kLossSpike, &p[first],
-             fmt::format("step {}: {} {}, {}x the trailing median {} ({}){}{}", p[first].step,
-                         loss_name(series), number(p[first].loss), number(s.ratio),
-                         number(s.baseline), rule, grad_note(p, first), run_suffix(p, first, last)),
-             p[first].loss, s.baseline, s.z, last - first + 1, p[last].step});
+                : fmt::format("above {}x the largest loss before it", k.megatron_spike_factor);
+        emit->Emit({derived::kLossSpike, &p[first],
+                    fmt::format("step {}: {} {}, {}x the trailing median {} ({}){}{}",
+                                p[first].step, loss_name(series), number(p[first].loss),
+                                number(s.ratio), number(s.baseline), rule, grad_note(p, first, k),
+                                run_suffix(p, first, last)),
+                    p[first].loss, s.baseline, s.z, last - first + 1, p[last].step});
       });
 }
 
@@ -261,19 +244,19 @@ std::vector<double> finite_losses(const Points& p, size_t from, size_t to) {
   return out;
 }
 
-void detect_resume_spike(const Series& series, Emitter* emit) {
+void detect_resume_spike(const Series& series, const AnomalyParameters& k, Emitter* emit) {
   const Points& p = series.points();
   if (!series.resumed) return;
   const std::vector<double> settled =
-      finite_losses(p, kResumeExclusion, kResumeExclusion + kWindow);
-  if (settled.size() < kResumeSettleMin) return;
+      finite_losses(p, k.resume_exclusion_points, k.resume_exclusion_points + k.window_points);
+  if (settled.size() < k.resume_settle_min_points) return;
   const double level = median(settled);
   size_t peak = p.size();
-  for (size_t i = 0; i < std::min(kResumeExclusion, p.size()); ++i) {
+  for (size_t i = 0; i < std::min(k.resume_exclusion_points, p.size()); ++i) {
     if (!p[i].has(MetricPoint::kLoss) || !std::isfinite(p[i].loss)) continue;
     if (peak == p.size() || p[i].loss > p[peak].loss) peak = i;
   }
-  if (peak == p.size() || level <= 0 || p[peak].loss < kSpikeMinRatio * level) return;
+  if (peak == p.size() || level <= 0 || p[peak].loss < k.spike_min_ratio * level) return;
   emit->Emit({derived::kLossResumeSpike, &p[peak],
               fmt::format("step {}: {} {} right after the resume, {}x the level it settled at "
                           "(median {}); expected after a resume, not a sign of a fault",
@@ -282,22 +265,22 @@ void detect_resume_spike(const Series& series, Emitter* emit) {
               p[peak].loss, level, p[peak].loss / level});
 }
 
-void detect_divergence(const Series& series, Emitter* emit) {
+void detect_divergence(const Series& series, const AnomalyParameters& k, Emitter* emit) {
   const Points& p = series.points();
   std::vector<double> medians;
   std::vector<size_t> starts;
-  for (size_t start = exclusion(series); start + kDivergenceBlock / 2 <= p.size();
-       start += kDivergenceBlock) {
-    const std::vector<double> block = finite_losses(p, start, start + kDivergenceBlock);
-    if (block.size() < kDivergenceBlock / 2) continue;
+  for (size_t start = exclusion(series, k); start + k.divergence_block_points / 2 <= p.size();
+       start += k.divergence_block_points) {
+    const std::vector<double> block = finite_losses(p, start, start + k.divergence_block_points);
+    if (block.size() < k.divergence_block_points / 2) continue;
     medians.push_back(median(block));
     starts.push_back(start);
   }
-  for (size_t i = 1; i + kDivergenceBlocks <= medians.size(); ++i) {
+  for (size_t i = 1; i + k.divergence_blocks <= medians.size(); ++i) {
     const double base = *std::min_element(medians.begin(), medians.begin() + static_cast<long>(i));
     const bool sustained =
         base > 0 && std::all_of(medians.begin() + static_cast<long>(i), medians.end(),
-                                [&](double m) { return m >= kDivergenceRise * base; });
+                                [&](double m) { return m >= k.divergence_rise * base; });
     if (!sustained) continue;
     const double now = medians.back();
     emit->Emit({derived::kLossDivergence, &p[starts[i]],
@@ -317,22 +300,22 @@ double slowness(const MetricPoint& p) {
   return 0;
 }
 
-void detect_slow_steps(const Series& series, Emitter* emit) {
+void detect_slow_steps(const Series& series, const AnomalyParameters& k, Emitter* emit) {
   const Points& p = series.points();
   std::vector<double> ratio(p.size(), 0);
   std::vector<double> base(p.size(), 0);
-  TrailingWindow history(kWindow);
+  TrailingWindow history(k.window_points);
   for (size_t i = 0; i < p.size(); ++i) {
     const double s = slowness(p[i]);
     if (s <= 0) continue;
-    if (history.size() >= kStallMinHistory) {
+    if (history.size() >= k.stall_min_history_points) {
       base[i] = history.Median();
       ratio[i] = s / base[i];
     }
     history.Push(s);
   }
   for_each_run(
-      p, exclusion(series), [&](size_t i) { return ratio[i] >= kStallFactor; },
+      p, exclusion(series, k), [&](size_t i) { return ratio[i] >= k.stall_factor; },
       [&](size_t first, size_t last) {
         const MetricPoint& at = p[first];
         const bool timed = at.has(MetricPoint::kIterationSeconds) && at.iteration_seconds > 0;
@@ -351,7 +334,7 @@ void detect_slow_steps(const Series& series, Emitter* emit) {
       });
 }
 
-void detect_silence(const Series& series, Emitter* emit) {
+void detect_silence(const Series& series, const AnomalyParameters& k, Emitter* emit) {
   const Points& p = series.points();
   if (!series.input_end_time || p.empty() || !p.back().has(MetricPoint::kTime)) return;
   std::vector<double> gaps;
@@ -361,10 +344,10 @@ void detect_silence(const Series& series, Emitter* emit) {
       gaps.push_back(p[i].time - p[i - 1].time);
     }
   }
-  if (gaps.size() < kSilenceMinGaps) return;
+  if (gaps.size() < k.silence_min_gaps) return;
   const double usual = median(gaps);
   const double silent = *series.input_end_time - p.back().time;
-  if (silent < kSilenceMinSeconds || silent < kStallFactor * usual) return;
+  if (silent < k.silence_min_seconds || silent < k.stall_factor * usual) return;
   emit->Emit({derived::kTrainingStall, &p.back(),
               fmt::format("step {}: the last metrics; the log goes on for {} more without any "
                           "({}x the usual {} between logged steps)",
@@ -377,10 +360,10 @@ bool skipped_any(const MetricPoint& p) {
   return p.skipped > 0 || (p.nan_iterations > 0 && !p.loss_nonfinite());
 }
 
-void detect_skipped(const Series& series, Emitter* emit) {
+void detect_skipped(const Series& series, const AnomalyParameters& k, Emitter* emit) {
   const Points& p = series.points();
   for_each_run(
-      p, exclusion(series), [&](size_t i) { return skipped_any(p[i]); },
+      p, exclusion(series, k), [&](size_t i) { return skipped_any(p[i]); },
       [&](size_t first, size_t last) {
         uint64_t skipped = 0;
         uint64_t nans = 0;
@@ -388,7 +371,7 @@ void detect_skipped(const Series& series, Emitter* emit) {
           skipped += p[i].skipped;
           if (!p[i].loss_nonfinite()) nans += p[i].nan_iterations;
         }
-        if (std::max(skipped, nans) < kSkippedRunMin && nans == 0) return;
+        if (std::max(skipped, nans) < k.skipped_run_min && nans == 0) return;
         std::string text =
             fmt::format("step {}: {} iterations skipped", p[first].step, std::max(skipped, nans));
         if (nans > 0) text += fmt::format(", {} with a NaN loss", nans);
@@ -404,16 +387,16 @@ void detect_skipped(const Series& series, Emitter* emit) {
 
 }  // namespace
 
-std::vector<Event> detect_anomalies(const Series& series) {
+std::vector<Event> detect_anomalies(const Series& series, const AnomalyParameters& k) {
   std::vector<Event> events;
   Emitter emit(series, &events);
-  detect_nonfinite(series, &emit);
-  detect_spikes(series, &emit);
-  detect_resume_spike(series, &emit);
-  detect_divergence(series, &emit);
-  detect_slow_steps(series, &emit);
-  detect_silence(series, &emit);
-  detect_skipped(series, &emit);
+  detect_nonfinite(series, k, &emit);
+  detect_spikes(series, k, &emit);
+  detect_resume_spike(series, k, &emit);
+  detect_divergence(series, k, &emit);
+  detect_slow_steps(series, k, &emit);
+  detect_silence(series, k, &emit);
+  detect_skipped(series, k, &emit);
   return events;
 }
 

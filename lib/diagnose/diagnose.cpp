@@ -120,14 +120,6 @@ struct Candidate {
   std::vector<std::string> missing;
 };
 
-std::string replace_all(std::string text, std::string_view from, const std::string& to) {
-  for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos)) {
-    text.replace(pos, from.size(), to);
-    pos += to.size();
-  }
-  return text;
-}
-
 // What a template's placeholders are filled from.
 struct Subject {
   const std::string& host;
@@ -136,54 +128,46 @@ struct Subject {
   const std::vector<const Event*>& events;  // {event.FIELD}: the latest that captured FIELD
 };
 
-// Replaces each {event.FIELD} with the value the latest of `events` captured for it.
-std::string fill_event_fields(std::string text, const std::vector<const Event*>& events) {
-  constexpr std::string_view kOpen = "{event.";
-  for (size_t pos = text.find(kOpen); pos != std::string::npos; pos = text.find(kOpen, pos)) {
-    const size_t end = text.find('}', pos);
-    if (end == std::string::npos) break;
-    const std::string field = text.substr(pos + kOpen.size(), end - pos - kOpen.size());
-    std::string value = "unknown";
-    for (auto it = events.rbegin(); it != events.rend(); ++it) {
-      if (auto found = (*it)->fields.find(field); found != (*it)->fields.end()) {
-        value = found->second;
-        break;
-      }
-    }
-    text.replace(pos, end + 1 - pos, value);
-    pos += value.size();
+// The value the latest of `events` captured for "event.FIELD", if one did.
+std::optional<std::string> event_field(std::string_view name,
+                                       const std::vector<const Event*>& events) {
+  constexpr std::string_view kPrefix = "event.";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  const std::string field(name.substr(kPrefix.size()));
+  for (auto it = events.rbegin(); it != events.rend(); ++it) {
+    if (auto found = (*it)->fields.find(field); found != (*it)->fields.end()) return found->second;
   }
-  return text;
+  return std::nullopt;
 }
 
 // Whether every {event.FIELD} of `text` has a value among the subject's events.
 bool fills_completely(const std::string& text, const Subject& subject) {
-  constexpr std::string_view kOpen = "{event.";
-  for (size_t pos = text.find(kOpen); pos != std::string::npos; pos = text.find(kOpen, pos + 1)) {
-    const size_t end = text.find('}', pos);
-    if (end == std::string::npos) return false;
-    const std::string field = text.substr(pos + kOpen.size(), end - pos - kOpen.size());
-    const bool known = std::any_of(subject.events.begin(), subject.events.end(),
-                                   [&](const Event* e) { return e->fields.contains(field); });
-    if (!known) return false;
-  }
-  return true;
+  bool complete = true;
+  fill_template(text, [&](std::string_view name) {
+    if (name.starts_with("event.") && !event_field(name, subject.events)) complete = false;
+    return std::nullopt;
+  });
+  return complete;
 }
 
-std::string fill(std::string text, const Subject& subject) {
+// The placeholders of a class's fix, verify, notes and missing evidence, for its subject.
+std::string fill(const std::string& text, const Subject& subject) {
   const GpuRef& gpu = subject.gpu;
-  text = replace_all(std::move(text), "{host}", subject.host.empty() ? "the node" : subject.host);
-  text = replace_all(std::move(text), "{gpu}", gpu.pci.empty() ? "the GPU" : gpu.pci);
-  text = replace_all(std::move(text), "{gpu_index}",
-                     gpu.index         ? std::to_string(*gpu.index)
-                     : gpu.pci.empty() ? std::string("<GPU index>")
-                                       : "<index of " + gpu.pci + ">");
-  text = replace_all(std::move(text), "{serial}",
-                     gpu.serial.empty() ? "<serial unknown>" : gpu.serial);
-  text = replace_all(std::move(text), "{uuid}", gpu.uuid.empty() ? "<uuid unknown>" : gpu.uuid);
-  text = replace_all(std::move(text), "{product}", gpu.product.empty() ? "GPU" : gpu.product);
-  text = replace_all(std::move(text), "{memory_basis}", subject.memory.basis);
-  return fill_event_fields(std::move(text), subject.events);
+  return fill_template(text, [&](std::string_view name) -> std::optional<std::string> {
+    if (name == "host") return subject.host.empty() ? "the node" : subject.host;
+    if (name == "gpu") return gpu.pci.empty() ? "the GPU" : gpu.pci;
+    if (name == "gpu_index") {
+      return gpu.index         ? std::to_string(*gpu.index)
+             : gpu.pci.empty() ? std::string("<GPU index>")
+                               : "<index of " + gpu.pci + ">";
+    }
+    if (name == "serial") return gpu.serial.empty() ? "<serial unknown>" : gpu.serial;
+    if (name == "uuid") return gpu.uuid.empty() ? "<uuid unknown>" : gpu.uuid;
+    if (name == "product") return gpu.product.empty() ? "GPU" : gpu.product;
+    if (name == "memory_basis") return subject.memory.basis;
+    if (name.starts_with("event.")) return event_field(name, subject.events).value_or("unknown");
+    return std::nullopt;
+  });
 }
 
 // Adds the events a condition matched: evidence for the first few and the last, all counted.
@@ -521,14 +505,23 @@ std::optional<std::string> missing_evidence(const Diagnosis& diagnosis,
     ranks = diagnosis.ranks.empty()       ? "its ranks"
             : diagnosis.ranks.size() == 1 ? "rank " + ranks
                                           : "ranks " + ranks;
-    std::string text = replace_all(failure.missing_without_kernel_log, "{ranks}", ranks);
-    text = replace_all(std::move(text), "{host}", diagnosis.host);
-    return replace_all(std::move(text), "{gpu}",
-                       diagnosis.gpu.pci.empty() ? "<its GPU's address>" : diagnosis.gpu.pci);
+    return fill_template(failure.missing_without_kernel_log,
+                         [&](std::string_view name) -> std::optional<std::string> {
+                           if (name == "ranks") return ranks;
+                           if (name == "host") return diagnosis.host;
+                           if (name == "gpu") {
+                             return diagnosis.gpu.pci.empty() ? "<its GPU's address>"
+                                                              : diagnosis.gpu.pci;
+                           }
+                           return std::nullopt;
+                         });
   }
   if (diagnosis.gpu.pci.empty() && !failure.missing_without_gpu.empty()) {
-    return replace_all(failure.missing_without_gpu, "{host}",
-                       diagnosis.host.empty() ? "each host" : diagnosis.host);
+    return fill_template(failure.missing_without_gpu,
+                         [&](std::string_view name) -> std::optional<std::string> {
+                           if (name != "host") return std::nullopt;
+                           return diagnosis.host.empty() ? "each host" : diagnosis.host;
+                         });
   }
   return std::nullopt;
 }

@@ -130,6 +130,24 @@ std::string_view trim(std::string_view text) {
   return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
 }
 
+std::string fill_template(
+    std::string_view text,
+    const std::function<std::optional<std::string>(std::string_view)>& value) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const size_t open = text.find('{');
+    const size_t close = open == std::string_view::npos ? open : text.find('}', open);
+    if (close == std::string_view::npos) break;
+    out += text.substr(0, open);
+    const std::optional<std::string> filled = value(text.substr(open + 1, close - open - 1));
+    out += filled ? std::string_view(*filled) : text.substr(open, close - open + 1);
+    text.remove_prefix(close + 1);
+  }
+  out += text;
+  return out;
+}
+
 std::string ascii_lower(std::string_view text) {
   std::string out(text);
   for (char& c : out) {

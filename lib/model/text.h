@@ -2,6 +2,7 @@
 #pragma once
 
 #include <charconv>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,13 @@ std::optional<Number> parse_number(std::string_view text) {
 
 // `text` without the spaces, tabs, carriage returns and newlines around it.
 std::string_view trim(std::string_view text);
+
+// `text` with each "{NAME}" replaced by value(NAME), in one pass (a value is never searched for
+// placeholders). A placeholder value() answers nullopt for is left as it is. Fixes, verify
+// commands, notes and missing evidence ({gpu}, {event.FIELD}) and the catalog's own texts
+// ({anomaly.NAME}) are filled with it.
+std::string fill_template(std::string_view text,
+                          const std::function<std::optional<std::string>(std::string_view)>& value);
 
 // `text` with A-Z lowered; other bytes (UTF-8 included) as they are, whatever the locale.
 std::string ascii_lower(std::string_view text);

@@ -138,7 +138,8 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
       [&](size_t, InputOutcome outcome) { add_input(std::move(outcome), &analysis); });
   // Anomalies of the training metrics are events like any other; none names a GPU.
   for (const Series& series : analysis.series) {
-    for (Event& event : detect_anomalies(series)) analysis.events.push_back(std::move(event));
+    for (Event& event : detect_anomalies(series, catalog.knowledge.anomaly))
+      analysis.events.push_back(std::move(event));
   }
   conclude(catalog, options, &analysis);
   return analysis;
