@@ -53,7 +53,7 @@ TEST_CASE("Xid 45 naming Xid 149 as its cause: the NVLink fault ranks first, not
   REQUIRE_FALSE(analysis.diagnoses.empty());
   const Diagnosis& top = analysis.diagnoses[0];
   CHECK(top.failure->id == "nvlink-error");
-  CHECK(top.failure->kind == "hardware");
+  CHECK(top.failure->kind == ClassKind::kHardware);
   CHECK(top.gpu.pci == "0018:01:00.0");
   CHECK(mentions(top.missing, "Xid 149 itself is not in these logs"));
 }
@@ -67,7 +67,7 @@ TEST_CASE("Xid 31 MMU faults alone are the application's, not hardware") {
       "00000008\n");
   REQUIRE(analysis.diagnoses.size() == 1);
   CHECK(analysis.diagnoses[0].failure->id == "mmu-fault");
-  CHECK(analysis.diagnoses[0].failure->kind == "software");
+  CHECK(analysis.diagnoses[0].failure->kind == ClassKind::kSoftware);
   CHECK(analysis.diagnoses[0].failure->severity < Severity::kError);
 }
 
@@ -104,7 +104,7 @@ TEST_CASE("an Xid without a written class gets the catalog's verdict; one outsid
   const Analysis unknown = diagnose_text("[1.0] NVRM: Xid (PCI:0000:01:00): 250, Something new\n");
   REQUIRE(unknown.diagnoses.size() == 1);
   CHECK(unknown.diagnoses[0].failure->id == "xid-unknown");
-  CHECK(unknown.diagnoses[0].failure->kind == "unknown");
+  CHECK(unknown.diagnoses[0].failure->kind == ClassKind::kUnknown);
   REQUIRE(unknown.events.size() == 1);
   CHECK(unknown.events[0].xid == 250);
 }

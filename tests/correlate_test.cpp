@@ -67,17 +67,17 @@ TEST_CASE("one GPU's uncontained ECC error, its rank's CUDA error, the other ran
   // Rank 3's CUDA error is tied to the GPU its NCCL init line names, and caused by its fault.
   CHECK(cuda->gpu.pci == "0000:4e:00.0");
   CHECK(cuda->ranks == std::vector<int>{3});
-  CHECK(cuda->role == "collateral");
+  CHECK(cuda->role == Role::kCollateral);
   CHECK(cuda->caused_by == ecc->position);
   CHECK(std::any_of(cuda->notes.begin(), cuda->notes.end(), [](const std::string& note) {
     return note.find("rank 3 on node-a ran on GPU 0000:4e:00.0 (nccl-init-rank") !=
            std::string::npos;
   }));
   CHECK(ecc->position == 1);
-  CHECK(ecc->role == "initiating");
+  CHECK(ecc->role == Role::kInitiating);
   CHECK(ecc->host == "node-a");
   CHECK(timeout->host == "node-b");
-  CHECK(timeout->role == "collateral");
+  CHECK(timeout->role == Role::kCollateral);
   CHECK(timeout->caused_by == ecc->position);
   CHECK(timeout->ranks == std::vector<int>{9});
 }
@@ -103,7 +103,7 @@ std::string timeout_role(const std::string& hhmmss, double clock_skew) {
   const Analysis analysis = analyze({job.path()}, catalog(), {.clock_skew_seconds = clock_skew});
   const Diagnosis* timeout = find(analysis, "nccl-timeout");
   REQUIRE(timeout);
-  return timeout->role;
+  return std::string(role_name(timeout->role));
 }
 
 }  // namespace

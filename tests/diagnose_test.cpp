@@ -155,9 +155,9 @@ TEST_CASE("the job's CUDA ECC error is collateral to the GPU's contained ECC err
   REQUIRE(analysis.diagnoses.size() == 2);
   CHECK(analysis.diagnoses[0].failure->id == "ecc-contained");
   CHECK(analysis.diagnoses[0].host == "node1");  // from the folder name
-  CHECK(analysis.diagnoses[0].role == "initiating");
+  CHECK(analysis.diagnoses[0].role == Role::kInitiating);
   CHECK(analysis.diagnoses[1].failure->id == "cuda-ecc-error");
-  CHECK(analysis.diagnoses[1].role == "collateral");
+  CHECK(analysis.diagnoses[1].role == Role::kCollateral);
   CHECK(analysis.diagnoses[1].caused_by == 1);
 }
 

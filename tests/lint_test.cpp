@@ -83,7 +83,8 @@ TEST_CASE("lint: reserved capture names keep the shape code reads") {
        "examples": {"match": [{"line": "[12.5] start"}], "no_match": ["start"]}}
     ]})json");
   for (const auto& problem : problems) MESSAGE(problem);
-  CHECK(mentions(problems, "signature my-xid: captures \"xid\" as \"seventy\", not a whole number"));
+  CHECK(
+      mentions(problems, "signature my-xid: captures \"xid\" as \"seventy\", not a whole number"));
   CHECK(mentions(problems, "signature my-xid: captures \"pci\" as \"...\", not a PCI address"));
   CHECK_FALSE(mentions(problems, "as \"79\""));
   CHECK(mentions(problems, "signature my-stamp: captures \"boot_seconds\", which only code sets"));

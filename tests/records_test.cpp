@@ -83,7 +83,8 @@ TEST_CASE("a GPU's state and an input survive their records") {
   CHECK(records.states[0].time.iso() == state.time.iso());
   CHECK(records.states[0].source.line == 9);
 
-  const InputSummary input{"kern.log.gz", "node-1", "kernel-log", "gzip", 300, 40000, 2, "cut"};
+  const InputSummary input{"kern.log.gz", "node-1", InputKind::kKernelLog, "gzip", 300, 40000, 2,
+                           "cut"};
   records = round_trip(input_record(input));
   REQUIRE(records.inputs.size() == 1);
   CHECK(input_record(records.inputs[0]) == input_record(input));

@@ -68,7 +68,7 @@ Analysis hand_made(const FailureClass& failure) {
   d.verify = {{"ssh gpu-node-9 nvidia-smi -q -i 0000:b7:00.0", "the GPU answers"}};
   analysis.diagnoses.push_back(d);
   analysis.inputs.push_back(
-      {"/Users/carol/gpu-node-9.log", "gpu-node-9", "kernel-log", "none", 1, 100, 0, ""});
+      {"/Users/carol/gpu-node-9.log", "gpu-node-9", InputKind::kKernelLog, "none", 1, 100, 0, ""});
   return analysis;
 }
 
@@ -76,7 +76,7 @@ FailureClass off_bus_class() {
   FailureClass failure;
   failure.id = "gpu-off-bus";
   failure.title = "GPU fell off the bus";
-  failure.kind = "hardware";
+  failure.kind = ClassKind::kHardware;
   failure.severity = Severity::kCritical;
   return failure;
 }

@@ -41,6 +41,14 @@ struct Condition {
   double weight = 0;
 };
 
+// Whom a failure class blames: the "class" of a class entry and of a diagnosis.
+enum class ClassKind { kHardware, kSoftware, kUnknown };
+
+// "hardware", "software", "unknown".
+std::string_view class_kind_name(ClassKind kind);
+// nullopt for anything else.
+std::optional<ClassKind> parse_class_kind(std::string_view name);
+
 struct VerifyStep {
   std::string command;
   std::string expect;
@@ -50,7 +58,7 @@ struct FailureClass {
   std::string id;
   std::string table;  // path of the table that defined it
   std::string title;
-  std::string kind;  // "hardware", "software" or "unknown"
+  ClassKind kind = ClassKind::kUnknown;
   Severity severity = Severity::kInfo;
   int priority = 0;  // which class names a GPU's incident when several fit
   // Takes only events that no other class took: the catalog's per-Xid classes and xid-unknown.

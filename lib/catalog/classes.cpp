@@ -14,6 +14,7 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::array<std::string_view, 3> kClassKindNames = {"hardware", "software", "unknown"};
 constexpr std::array<std::string_view, 4> kSeverityNames = {"info", "warning", "error", "critical"};
 // Catalog classes rank below every written class of the same severity.
 constexpr int kCatalogPriority = 3;
@@ -132,15 +133,17 @@ bool parse_conditions(const json& entry, const char* key, bool needs_weight,
 bool parse_class(const json& entry, FailureClass* c, std::string* error) {
   c->id = text(entry, "id");
   c->title = text(entry, "title");
-  c->kind = text(entry, "class");
+
   if (c->id.empty() || c->title.empty()) {
     *error = R"(needs an "id" and a "title")";
     return false;
   }
-  if (c->kind != "hardware" && c->kind != "software" && c->kind != "unknown") {
+  const std::optional<ClassKind> kind = parse_class_kind(text(entry, "class"));
+  if (!kind) {
     *error = "\"class\" must be hardware, software or unknown";
     return false;
   }
+  c->kind = *kind;
   auto severity = parse_severity(text(entry, "severity"));
   if (!severity) {
     *error = "\"severity\" must be info, warning, error or critical";
@@ -239,10 +242,10 @@ bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* er
   return true;
 }
 
-std::string kind_of_cause(const std::string& cause) {
-  if (cause == "hardware") return "hardware";
-  if (cause == "application") return "software";
-  return "unknown";
+ClassKind kind_of_cause(const std::string& cause) {
+  if (cause == "hardware") return ClassKind::kHardware;
+  if (cause == "application") return ClassKind::kSoftware;
+  return ClassKind::kUnknown;
 }
 
 // A fallback class for one catalog Xid: what NVIDIA's catalog says, and its action's fix.
@@ -399,6 +402,17 @@ void fill_anomaly_parameters(const AnomalyParameters& k, FailureClass* c) {
 Lane Knowledge::lane_of(std::string_view id) const {
   auto it = lanes.find(id);
   return it == lanes.end() ? Lane::kHardware : it->second;
+}
+
+std::string_view class_kind_name(ClassKind kind) {
+  return kClassKindNames[static_cast<size_t>(kind)];
+}
+
+std::optional<ClassKind> parse_class_kind(std::string_view name) {
+  for (size_t i = 0; i < kClassKindNames.size(); ++i) {
+    if (kClassKindNames[i] == name) return static_cast<ClassKind>(i);
+  }
+  return std::nullopt;
 }
 
 std::string_view severity_name(Severity severity) {

@@ -532,13 +532,13 @@ void link_symptoms(const Correlation& correlation, std::vector<Diagnosis>* diagn
   for (Diagnosis& symptom : *diagnoses) {
     for (Diagnosis& cause : *diagnoses) {
       if (!explains(cause, symptom, correlation.clock_skew_seconds)) continue;
-      symptom.role = "collateral";
+      symptom.role = Role::kCollateral;
       symptom.caused_by = cause.position;
       break;
     }
   }
   for (Diagnosis& diagnosis : *diagnoses) {
-    if (diagnosis.caused_by) (*diagnoses)[*diagnosis.caused_by - 1].role = "initiating";
+    if (diagnosis.caused_by) (*diagnoses)[*diagnosis.caused_by - 1].role = Role::kInitiating;
   }
   // A cause that is itself collateral hands its symptoms to its own cause.
   for (Diagnosis& diagnosis : *diagnoses) {
@@ -549,9 +549,10 @@ void link_symptoms(const Correlation& correlation, std::vector<Diagnosis>* diagn
     }
   }
   for (Diagnosis& diagnosis : *diagnoses) {
-    if (diagnosis.caused_by && diagnosis.role == "initiating") diagnosis.role = "collateral";
+    if (diagnosis.caused_by && diagnosis.role == Role::kInitiating)
+      diagnosis.role = Role::kCollateral;
     // Unexplained: say what would rule hardware in or out.
-    if (diagnosis.role == "collateral") continue;
+    if (diagnosis.role == Role::kCollateral) continue;
     if (auto missing = missing_evidence(diagnosis, correlation)) {
       diagnosis.missing.push_back(std::move(*missing));
     }
@@ -578,6 +579,18 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
       evidence.lane = knowledge.lane_of(evidence.signature);
   }
   return diagnoses;
+}
+
+std::string_view role_name(Role role) {
+  switch (role) {
+    case Role::kStandalone:
+      return "standalone";
+    case Role::kInitiating:
+      return "initiating";
+    case Role::kCollateral:
+      return "collateral";
+  }
+  return "";
 }
 
 }  // namespace faultline

@@ -12,11 +12,17 @@
 
 namespace faultline {
 
+// A diagnosis's place in the incident: what started it, what it caused, or on its own.
+enum class Role { kStandalone, kInitiating, kCollateral };
+
+// "standalone", "initiating", "collateral".
+std::string_view role_name(Role role);
+
 struct Diagnosis {
   int position = 0;  // 1-based rank
   const FailureClass* failure = nullptr;
   double confidence = 0;
-  std::string role = "standalone";  // "initiating", "collateral" or "standalone"
+  Role role = Role::kStandalone;
   std::string host;
   GpuRef gpu;
   std::vector<int> ranks;

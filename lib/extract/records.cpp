@@ -147,12 +147,21 @@ bool read_input(const json& object, Records* records, std::string* error) {
   Fields fields(object);
   InputSummary input;
   std::optional<uint64_t> lines, bytes, cut_lines;
+  std::string kind;
   if (!fields.Text("path", &input.path) || !fields.Text("host", &input.host) ||
-      !fields.Text("kind", &input.kind) || !fields.Text("compression", &input.compression) ||
+      !fields.Text("kind", &kind) || !fields.Text("compression", &input.compression) ||
       !fields.Number("lines", &lines) || !fields.Number("bytes", &bytes) ||
       !fields.Number("cut_lines", &cut_lines) || !fields.Text("error", &input.error)) {
     *error = fields.error();
     return false;
+  }
+  if (!kind.empty()) {
+    const std::optional<InputKind> known = parse_input_kind(kind);
+    if (!known) {
+      *error = "\"kind\" is not a kind of input: " + kind;
+      return false;
+    }
+    input.kind = *known;
   }
   input.lines = lines.value_or(0);
   input.bytes = bytes.value_or(0);

@@ -152,7 +152,7 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     if (line.number <= kHostLines) builder.NoteHost(line.text);
     states.Feed(line.text, line.number);
     // A kernel log holds no training metrics: once that is clear, stop looking for them.
-    if (!kernel_log) kernel_log = sniffer.decided() && sniffer.kind() == "kernel-log";
+    if (!kernel_log) kernel_log = sniffer.decided() && sniffer.kind() == InputKind::kKernelLog;
     if (!kernel_log) metrics.Feed(line.text, line.number);
     matches.clear();
     signatures.Match(line.text, &matches);
@@ -170,14 +170,9 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   for (Series& series : result.series) {
     if (series.host.empty()) series.host = host;
   }
-  result.input = {reader.path(),
-                  host,
-                  std::string(sniffer.kind()),
-                  std::string(reader.compression()),
-                  reader.lines(),
-                  reader.bytes(),
-                  reader.cut_lines(),
-                  reader.error()};
+  result.input = {
+      reader.path(),  host,           sniffer.kind(),     std::string(reader.compression()),
+      reader.lines(), reader.bytes(), reader.cut_lines(), reader.error()};
   return result;
 }
 

@@ -157,6 +157,8 @@ std::string ascii_lower(std::string_view text) {
 }
 
 namespace {
+constexpr std::string_view kInputKindNames[] = {"text", "kernel-log", "nvidia-smi", "training-log",
+                                                "mixed"};
 constexpr std::string_view kLaneNames[] = {"hardware", "cuda", "nccl", "job"};
 }  // namespace
 
@@ -167,6 +169,17 @@ std::string_view lane_name(Lane lane) {
 std::optional<Lane> parse_lane(std::string_view name) {
   for (size_t i = 0; i < std::size(kLaneNames); ++i) {
     if (kLaneNames[i] == name) return static_cast<Lane>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view input_kind_name(InputKind kind) {
+  return kInputKindNames[static_cast<size_t>(kind)];
+}
+
+std::optional<InputKind> parse_input_kind(std::string_view name) {
+  for (size_t i = 0; i < std::size(kInputKindNames); ++i) {
+    if (kInputKindNames[i] == name) return static_cast<InputKind>(i);
   }
   return std::nullopt;
 }

@@ -98,11 +98,19 @@ struct GpuState {
   std::map<std::string, std::pair<uint64_t, std::string>> field_lines;
 };
 
+// What kind of text an input is (sniff/).
+enum class InputKind { kText, kKernelLog, kNvidiaSmi, kTrainingLog, kMixed };
+
+// "text", "kernel-log", "nvidia-smi", "training-log", "mixed": the report's names.
+std::string_view input_kind_name(InputKind kind);
+// nullopt for a name that is none of them.
+std::optional<InputKind> parse_input_kind(std::string_view name);
+
 // One input as read: the "inputs" of the report.
 struct InputSummary {
   std::string path;
   std::string host;  // the host its lines belong to unless they name their own ("" if unknown)
-  std::string kind;
+  InputKind kind = InputKind::kText;
   std::string compression;
   uint64_t lines = 0;
   uint64_t bytes = 0;

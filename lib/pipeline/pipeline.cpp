@@ -105,7 +105,8 @@ void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* a
                                       signatures_where(*catalog.signatures, &Signature::identity));
   correlation.clock_skew_seconds = options.clock_skew_seconds;
   for (const InputSummary& input : analysis->inputs) {
-    if (!input.host.empty() && (input.kind == "kernel-log" || input.kind == "mixed")) {
+    if (!input.host.empty() &&
+        (input.kind == InputKind::kKernelLog || input.kind == InputKind::kMixed)) {
       correlation.hosts_with_kernel_log.push_back(input.host);
     }
   }

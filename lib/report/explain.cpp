@@ -50,7 +50,7 @@ bool class_handles_xid(const FailureClass& failure, const SignatureSet& signatur
 
 void render_class_entry(const FailureClass& failure, std::ostream& out) {
   out << failure.id << " — " << failure.title << "\n";
-  out << fmt::format("  {} · severity {} · from {}\n", failure.kind,
+  out << fmt::format("  {} · severity {} · from {}\n", class_kind_name(failure.kind),
                      severity_name(failure.severity), failure.table);
   section("What it is", failure.explanation, out);
   section("Mechanism", failure.mechanism, out);
@@ -120,7 +120,7 @@ nlohmann::json catalog_json(const Catalog& catalog) {
     classes.push_back({{"id", failure.id},
                        {"table", failure.table},
                        {"title", failure.title},
-                       {"class", failure.kind},
+                       {"class", class_kind_name(failure.kind)},
                        {"severity", severity_name(failure.severity)},
                        {"source", failure.source}});
   }

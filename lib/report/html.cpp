@@ -99,14 +99,15 @@ void render_table(const Analysis& analysis, std::ostream& out) {
   out << "<table class=\"ranked\"><tr><th>#</th><th>Severity</th><th>Diagnosis</th>"
          "<th>Class</th><th>Role</th><th>Host</th><th>GPU</th><th>Confidence</th></tr>\n";
   for (const Diagnosis& d : analysis.diagnoses) {
-    const std::string role =
-        d.caused_by ? fmt::format("{} (of #{})", d.role, *d.caused_by) : d.role;
+    const std::string role = d.caused_by
+                                 ? fmt::format("{} (of #{})", role_name(d.role), *d.caused_by)
+                                 : std::string(role_name(d.role));
     out << fmt::format(
         "<tr><td class=\"num\">{}</td><td>{}</td><td><a href=\"#d{}\"><code>{}</code></a> "
         "{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"num\">{:.2f}</td></tr>\n",
         d.position, severity_badge(d.failure->severity), d.position, html_escape(d.failure->id),
-        prose(d.failure->title), d.failure->kind, html_escape(role),
+        prose(d.failure->title), class_kind_name(d.failure->kind), html_escape(role),
         d.host.empty() ? "—" : html_escape(d.host),
         d.gpu.pci.empty() ? "—" : "<code>" + html_escape(d.gpu.pci) + "</code>", d.confidence);
   }
@@ -154,8 +155,8 @@ void render_diagnosis(const Diagnosis& d, std::ostream& out) {
     }
     out << "</div>\n";
   }
-  std::string why =
-      fmt::format("confidence {:.2f} · {} · {}", d.confidence, d.failure->kind, d.role);
+  std::string why = fmt::format("confidence {:.2f} · {} · {}", d.confidence,
+                                class_kind_name(d.failure->kind), role_name(d.role));
   if (d.caused_by) why += fmt::format(" (caused by #{})", *d.caused_by);
   why += fmt::format(" · {} occurrence{}", d.occurrences, d.occurrences == 1 ? "" : "s");
   if (d.first_seen.known()) why += " · first " + d.first_seen.iso();
@@ -201,8 +202,8 @@ void render_inputs(const Analysis& analysis, std::ostream& out) {
     out << fmt::format(
         "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td></tr>\n",
-        html_escape(input.path), html_escape(input.kind), html_escape(input.compression),
-        input.lines, input.bytes);
+        html_escape(input.path), html_escape(input_kind_name(input.kind)),
+        html_escape(input.compression), input.lines, input.bytes);
   }
   out << "</table>\n";
   for (const std::string& warning : analysis.warnings) {

@@ -39,10 +39,10 @@ json diagnosis_entry(const Diagnosis& diagnosis) {
   return {{"position", diagnosis.position},
           {"id", failure.id},
           {"title", failure.title},
-          {"class", failure.kind},
+          {"class", class_kind_name(failure.kind)},
           {"severity", severity_name(failure.severity)},
           {"confidence", diagnosis.confidence},
-          {"role", diagnosis.role},
+          {"role", role_name(diagnosis.role)},
           {"subject", subject_json(diagnosis)},
           {"first_seen", time_or_null(diagnosis.first_seen)},
           {"last_seen", time_or_null(diagnosis.last_seen)},
@@ -67,9 +67,10 @@ json diagnosis_json(const Analysis& analysis) {
   json initiating = nullptr;
   for (const Diagnosis& diagnosis : analysis.diagnoses) {
     diagnoses.push_back(diagnosis_entry(diagnosis));
-    hardware_fault |=
-        diagnosis.failure->kind == "hardware" && diagnosis.failure->severity >= Severity::kError;
-    if (diagnosis.role == "initiating" && initiating.is_null()) initiating = diagnosis.position;
+    hardware_fault |= diagnosis.failure->kind == ClassKind::kHardware &&
+                      diagnosis.failure->severity >= Severity::kError;
+    if (diagnosis.role == Role::kInitiating && initiating.is_null())
+      initiating = diagnosis.position;
   }
   json events = json::array();
   for (const Event& event : analysis.events) events.push_back(event_record(event));

@@ -66,12 +66,14 @@ void render_table(const Analysis& analysis, std::ostream& out) {
   out << "| # | Severity | Diagnosis | Class | Role | Host | GPU | Confidence |\n"
       << "|---:|---|---|---|---|---|---|---:|\n";
   for (const Diagnosis& d : analysis.diagnoses) {
-    const std::string role =
-        d.caused_by ? fmt::format("{} (of #{})", d.role, *d.caused_by) : d.role;
+    const std::string role = d.caused_by
+                                 ? fmt::format("{} (of #{})", role_name(d.role), *d.caused_by)
+                                 : std::string(role_name(d.role));
     out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} |\n", d.position,
                        severity_name(d.failure->severity),
-                       cell(code(d.failure->id) + " " + prose(d.failure->title)), d.failure->kind,
-                       role, cell(or_dash(d.host)), cell(or_dash(d.gpu.pci)), d.confidence);
+                       cell(code(d.failure->id) + " " + prose(d.failure->title)),
+                       class_kind_name(d.failure->kind), role, cell(or_dash(d.host)),
+                       cell(or_dash(d.gpu.pci)), d.confidence);
   }
 }
 
@@ -89,7 +91,8 @@ void render_diagnosis(const Diagnosis& d, std::ostream& out) {
   out << fmt::format("\n### {}. {} {}: {}\n\n", d.position, severity_name(d.failure->severity),
                      code(d.failure->id), prose(d.failure->title));
   out << "**Subject:** " << prose(subject_line(d)) << "  \n";
-  out << fmt::format("**Why:** confidence {:.2f}, {}, {}", d.confidence, d.failure->kind, d.role);
+  out << fmt::format("**Why:** confidence {:.2f}, {}, {}", d.confidence,
+                     class_kind_name(d.failure->kind), role_name(d.role));
   if (d.caused_by) out << fmt::format(" (caused by #{})", *d.caused_by);
   out << fmt::format(", {} occurrence{}", d.occurrences, d.occurrences == 1 ? "" : "s");
   if (d.first_seen.known()) out << ", first " << code(d.first_seen.iso());
@@ -132,8 +135,8 @@ void render_inputs(const Analysis& analysis, std::ostream& out) {
       << "| Input | Kind | Compression | Lines | Bytes |\n"
       << "|---|---|---|---:|---:|\n";
   for (const InputSummary& input : analysis.inputs) {
-    out << fmt::format("| {} | {} | {} | {} | {} |\n", cell(code(input.path)), input.kind,
-                       input.compression, input.lines, input.bytes);
+    out << fmt::format("| {} | {} | {} | {} | {} |\n", cell(code(input.path)),
+                       input_kind_name(input.kind), input.compression, input.lines, input.bytes);
   }
   for (const std::string& warning : analysis.warnings) out << "\n> " << prose(warning) << "\n";
   out << "\n</details>\n";

@@ -64,7 +64,7 @@ json state_record(const GpuState& state) {
 json input_json(const InputSummary& input) {
   return {{"path", input.path},
           {"host", text_or_null(input.host)},
-          {"kind", input.kind},
+          {"kind", input_kind_name(input.kind)},
           {"compression", input.compression},
           {"lines", input.lines},
           {"bytes", input.bytes},

@@ -140,8 +140,9 @@ class Writer {
 };
 
 std::string why_line(const Diagnosis& diagnosis) {
-  std::string line = fmt::format("confidence {:.2f} · {} · {}", diagnosis.confidence,
-                                 diagnosis.failure->kind, diagnosis.role);
+  std::string line =
+      fmt::format("confidence {:.2f} · {} · {}", diagnosis.confidence,
+                  class_kind_name(diagnosis.failure->kind), role_name(diagnosis.role));
   if (diagnosis.caused_by) line += fmt::format(" (caused by #{})", *diagnosis.caused_by);
   line += fmt::format(" · {} occurrence{}", diagnosis.occurrences,
                       diagnosis.occurrences == 1 ? "" : "s");
@@ -226,7 +227,7 @@ void render_timeline(const Analysis& analysis, const TextOptions& options, const
     w.Line(3,
            fmt::format("{:>{}}  #{} {}  {}", compact_time(entry.evidence->time, millis), time_width,
                        d.position, d.failure->id, message_of(entry.evidence->text)),
-           d.role == "collateral" ? Tone::kDim : Tone::kPlain);
+           d.role == Role::kCollateral ? Tone::kDim : Tone::kPlain);
   }
   if (shown < entries.size()) {
     w.Line(3, fmt::format("… {} more (--verbose)", entries.size() - shown), Tone::kDim);

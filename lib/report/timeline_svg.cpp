@@ -153,8 +153,8 @@ std::string axis_caption(const Axis& axis, bool zoned) {
 std::string tooltip(const Mark& mark) {
   const Evidence& e = *mark.evidence;
   return fmt::format("#{} {} ({}) · {} · {}:{}\n{}", mark.diagnosis->position,
-                     mark.diagnosis->failure->id, mark.diagnosis->role, e.time.iso(), e.path,
-                     e.line, message_of(e.text));
+                     mark.diagnosis->failure->id, role_name(mark.diagnosis->role), e.time.iso(),
+                     e.path, e.line, message_of(e.text));
 }
 
 // The mark of an evidence line: its shape says what kind of event it is (a circle for the GPU
@@ -182,7 +182,7 @@ std::string shape(Lane lane, double x, double y, std::string_view fill, std::str
 
 void draw_mark(const Axis& axis, const Mark& mark, double y, std::ostream& out) {
   const std::string_view colour = severity_colour(mark.diagnosis->failure->severity);
-  const bool hollow = mark.diagnosis->role == "collateral";
+  const bool hollow = mark.diagnosis->role == Role::kCollateral;
   out << "<g class=\"mark\"><title>" << html_escape(tooltip(mark)) << "</title>"
       << shape(mark.lane, axis.X(mark.t), y, hollow ? "#fff" : colour, colour) << "</g>\n";
 }

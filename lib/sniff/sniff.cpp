@@ -59,19 +59,19 @@ void KindSniffer::Observe(std::string_view line) {
   }
 }
 
-std::string_view KindSniffer::kind() const {
-  constexpr std::array<std::string_view, kKinds> kNames = {"kernel-log", "nvidia-smi",
-                                                           "training-log"};
+InputKind KindSniffer::kind() const {
+  constexpr std::array<InputKind, kKinds> kNames = {InputKind::kKernelLog, InputKind::kNvidiaSmi,
+                                                    InputKind::kTrainingLog};
   uint64_t total = 0;
   for (uint64_t v : votes_) total += v;
-  if (total == 0) return "text";
+  if (total == 0) return InputKind::kText;
   int strong = 0;
   size_t best = 0;
   for (size_t i = 0; i < kKinds; ++i) {
     if (votes_[i] * 5 >= total) ++strong;  // a fifth of the recognised lines
     if (votes_[i] > votes_[best]) best = i;
   }
-  return strong > 1 ? "mixed" : kNames[best];
+  return strong > 1 ? InputKind::kMixed : kNames[best];
 }
 
 }  // namespace faultline

@@ -5,15 +5,17 @@
 #include <cstdint>
 #include <string_view>
 
+#include "model/model.h"
+
 namespace faultline {
 
 class KindSniffer {
  public:
   // Looks at one line; only the first kDecidingLines lines of an input are judged.
   void Observe(std::string_view line);
-  // "kernel-log", "nvidia-smi", "training-log", "mixed" when several kinds hold a large share,
-  // or "text" when none is recognised.
-  std::string_view kind() const;
+  // A kernel log, nvidia-smi output or a training log; mixed when several kinds hold a large
+  // share, or text when none is recognised.
+  InputKind kind() const;
   // Whether the deciding lines have all been seen, so kind() is final.
   bool decided() const { return observed_ >= kDecidingLines; }
 
