@@ -341,7 +341,9 @@ bool load_anomaly_parameters(const Table& table, Knowledge* knowledge, std::set<
     *error = table.path + ": \"anomaly_parameters\" must be an object";
     return false;
   }
-  for (const auto& [name, value] : it->items()) {
+  for (const auto& item : it->items()) {
+    const std::string& name = item.key();
+    const json& value = item.value();
     const auto* parameter =
         std::find_if(std::begin(kAnomalyParameters), std::end(kAnomalyParameters),
                      [&](const AnomalyParameter& p) { return p.name == name; });
