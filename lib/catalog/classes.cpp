@@ -6,6 +6,7 @@
 #include <set>
 
 #include "catalog/catalog.h"
+#include "catalog/schema.h"
 #include "catalog/tables.h"
 #include "model/text.h"
 
@@ -131,6 +132,11 @@ bool parse_conditions(const json& entry, const char* key, bool needs_weight,
 }
 
 bool parse_class(const json& entry, FailureClass* c, std::string* error) {
+  if (auto missing =
+          first_missing(entry, catalog_internal::kClassSchema, catalog_internal::Need::kToLoad)) {
+    *error = "no \"" + *missing + "\"";
+    return false;
+  }
   c->id = text(entry, "id");
   c->title = text(entry, "title");
 

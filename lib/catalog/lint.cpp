@@ -3,6 +3,7 @@
 #include <set>
 
 #include "catalog/catalog.h"
+#include "catalog/schema.h"
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
 #include "model/captures.h"
@@ -14,56 +15,8 @@ namespace {
 
 using nlohmann::json;
 
-const std::set<std::string> kTableKeys = {
-    "schema",     "description", "sources", "macros", "products", "default_memory",
-    "signatures", "classes",     "xids",    "events", "actions",  "anomaly_parameters"};
-const std::set<std::string> kSignatureKeys = {"id",
-                                              "description",
-                                              "pattern",
-                                              "source",
-                                              "examples",
-                                              "xid",
-                                              "fallback",
-                                              "identity",
-                                              "gpu_from_previous_line",
-                                              "collective_timeout",
-                                              "lane"};
-const std::set<std::string> kSignatureRequired = {"id",     "description", "pattern",
-                                                  "source", "examples",    "lane"};
-const std::set<std::string> kEventKeys = {"id", "lane"};
-const std::set<std::string> kClassKeys = {"id",
-                                          "title",
-                                          "class",
-                                          "severity",
-                                          "priority",
-                                          "fallback",
-                                          "carry_fix",
-                                          "job_wide",
-                                          "symptom_within_s",
-                                          "supported_by",
-                                          "contradicted_by",
-                                          "symptom_of",
-                                          "explanation",
-                                          "mechanism",
-                                          "symptoms",
-                                          "confirm",
-                                          "fix",
-                                          "verify",
-                                          "prevent",
-                                          "monitor",
-                                          "related",
-                                          "missing_without_state",
-                                          "missing_without_gpu",
-                                          "missing_without_kernel_log",
-                                          "source"};
-// Everything `faultline explain` prints must be there.
-const std::set<std::string> kClassRequired = {
-    "id",          "title",     "class",    "severity", "priority", "supported_by",
-    "explanation", "mechanism", "symptoms", "confirm",  "fix",      "verify",
-    "prevent",     "monitor",   "related",  "source"};
-const std::set<std::string> kConditionKeys = {"signature", "xid",   "unlisted", "where",
-                                              "memory",    "state", "equals",   "at_least",
-                                              "sum_with",  "trend", "note",     "weight"};
+using catalog_internal::EntrySchema;
+using catalog_internal::Need;
 
 class Linter {
  public:
@@ -83,7 +36,9 @@ class Linter {
   void Table(const faultline::Table& table) {
     path_ = table.path;
     for (const auto& [key, value] : table.doc.items()) {
-      if (!kTableKeys.contains(key)) Problem("table", "", "unknown key \"" + key + "\"");
+      if (!knows(catalog_internal::kTableSchema, key)) {
+        Problem("table", "", "unknown key \"" + key + "\"");
+      }
     }
     for (const json& entry : table.doc.value("signatures", json::array())) Signature(entry);
     for (const auto& signature : catalog_.signatures->signatures()) {
@@ -95,7 +50,7 @@ class Linter {
         Problem("event", "", "must be an object {\"id\", \"lane\"}");
         continue;
       }
-      Keys(entry, "event", entry.value("id", "?"), kEventKeys, kEventKeys);
+      Keys(entry, catalog_internal::kEventSchema, entry.value("id", "?"));
     }
   }
 
@@ -104,19 +59,24 @@ class Linter {
     problems_->push_back(path_ + ": " + what + (id.empty() ? "" : " " + id) + ": " + problem);
   }
 
-  void Keys(const json& entry, const std::string& what, const std::string& id,
-            const std::set<std::string>& known, const std::set<std::string>& required) {
-    for (const auto& [key, value] : entry.items()) {
-      if (!known.contains(key)) Problem(what, id, "unknown key \"" + key + "\"");
+  // Reports the keys `schema` does not list and those lint asks for that `entry` lacks, as
+  // problems of `what` (the entry's own kind unless it is part of another, a class's condition).
+  void Keys(const json& entry, const EntrySchema& schema, const std::string& id,
+            std::string_view what = "") {
+    const std::string kind(what.empty() ? schema.what : what);
+    for (const auto& item : entry.items()) {
+      if (!knows(schema, item.key())) Problem(kind, id, "unknown key \"" + item.key() + "\"");
     }
-    for (const std::string& key : required) {
-      if (!entry.contains(key)) Problem(what, id, "no \"" + key + "\"");
+    for (const catalog_internal::Key& key : schema.keys) {
+      if (key.need != Need::kOptional && !entry.contains(key.name)) {
+        Problem(kind, id, "no \"" + std::string(key.name) + "\"");
+      }
     }
   }
 
   void Signature(const json& entry) {
     const std::string id = entry.value("id", "?");
-    Keys(entry, "signature", id, kSignatureKeys, kSignatureRequired);
+    Keys(entry, catalog_internal::kSignatureSchema, id);
     if (!seen_signatures_.insert(id).second) Problem("signature", id, "id defined twice");
     const json examples = entry.value("examples", json::object());
     if (examples.value("match", json::array()).empty()) {
@@ -129,7 +89,7 @@ class Linter {
 
   void Class(const json& entry) {
     const std::string id = entry.value("id", "?");
-    Keys(entry, "class", id, kClassKeys, kClassRequired);
+    Keys(entry, catalog_internal::kClassSchema, id);
     if (!seen_classes_.insert(id).second) Problem("class", id, "id defined twice");
     bool reachable = false;
     for (const json& condition : entry.value("supported_by", json::array())) {
@@ -191,7 +151,7 @@ class Linter {
 
   // Whether the condition can hold; reports what makes it impossible.
   bool Condition(const std::string& id, const json& condition) {
-    Keys(condition, "class", id, kConditionKeys, {});
+    Keys(condition, catalog_internal::kConditionSchema, id, "class");
     const std::string signature = condition.value("signature", "");
     if (!signature.empty() && !signature_ids_.contains(signature)) {
       Problem("class", id, "names an unknown signature \"" + signature + "\"");

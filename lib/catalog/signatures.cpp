@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <map>
 
+#include "catalog/schema.h"
 #include "catalog/tables.h"
 
 namespace faultline {
 namespace {
 
+using catalog_internal::Need;
 using nlohmann::json;
 
 RE2::Options regex_options(int64_t budget) {
@@ -85,13 +87,13 @@ std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry
   auto signature = std::make_unique<Signature>();
   signature->id = string_or(entry, "id");
   signature->table = table.path;
-  if (signature->id.empty()) {
-    *error = "a signature without an \"id\"";
+  const std::string pattern = string_or(entry, "pattern");
+  if (auto missing = first_missing(entry, catalog_internal::kSignatureSchema, Need::kToLoad)) {
+    *error = *missing == "id" ? "a signature without an \"id\"" : "no \"" + *missing + "\"";
     return nullptr;
   }
-  const std::string pattern = string_or(entry, "pattern");
-  if (pattern.empty()) {
-    *error = "no \"pattern\"";
+  if (signature->id.empty() || pattern.empty()) {
+    *error = R"("id" and "pattern" must be text)";
     return nullptr;
   }
   if (!expand_macros(table.doc.value("macros", json::object()), pattern, &signature->pattern,
