@@ -117,7 +117,7 @@ std::string run_suffix(const Points& points, size_t first, size_t last) {
                      points[last].step);
 }
 
-void detect_nonfinite(const Series& series, const AnomalyParameters& k, Emitter* emit) {
+void detect_nonfinite(const Series& series, Emitter* emit) {
   const Points& p = series.points();
   for_each_run(
       p, 0, [&](size_t i) { return p[i].loss_nonfinite(); },
@@ -390,7 +390,7 @@ void detect_skipped(const Series& series, const AnomalyParameters& k, Emitter* e
 std::vector<Event> detect_anomalies(const Series& series, const AnomalyParameters& k) {
   std::vector<Event> events;
   Emitter emit(series, &events);
-  detect_nonfinite(series, k, &emit);
+  detect_nonfinite(series, &emit);
   detect_spikes(series, k, &emit);
   detect_resume_spike(series, k, &emit);
   detect_divergence(series, k, &emit);
