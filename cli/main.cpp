@@ -24,7 +24,7 @@ namespace {
 using faultline::Analysis;
 using faultline::Catalog;
 
-// Exit codes (DESIGN.md): nothing at or above --fail-on, something found, could not run.
+// Exit codes (docs/architecture.md): nothing at or above --fail-on, something found, could not run.
 constexpr int kExitClean = 0;
 constexpr int kExitFound = 1;
 constexpr int kExitUsage = 2;

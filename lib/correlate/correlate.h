@@ -56,7 +56,7 @@ void align_times(std::vector<Event>* events, std::vector<GpuState>* states,
 std::vector<Event> detect_anomalies(const Series& series, const AnomalyParameters& parameters);
 
 // When the job's ranks time out in the same collective, the rank that failed or hung first is
-// the one that did not get as far as the others (training-logs.md §7):
+// the one that did not get as far as the others (docs/formats/training-logs.md §7):
 //   - behind: the watchdog lines ("last enqueued NCCL work: N") of a few ranks show fewer works
 //     enqueued than the rest's: one event per such rank, its own line as evidence;
 //   - silent: of the job's ranks (NCCL's init lines give the world size), most time out and the

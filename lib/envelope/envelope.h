@@ -51,7 +51,7 @@ struct RankTag {
   Source source = Source::kPath;
 };
 
-// The tag at the very start of `line`, if it is one of (training-logs.md §6, §10):
+// The tag at the very start of `line`, if it is one of (docs/formats/training-logs.md §6, §10):
 //   "[rank3]:" or "[rank3]: "  PyTorch's global-rank tag (tracebacks, C++ LOG lines);
 //   "[default3]:"              torchrun --tee header, "[{role}{local_rank}]:": local;
 //   "3: " or " 3: "            srun --label, the Slurm task id right-aligned: taken as global;

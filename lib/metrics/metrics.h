@@ -14,7 +14,7 @@ namespace faultline {
 
 // Reads the metric lines of one input, line by line; other lines cost a few substring checks.
 //
-// Recognised (formats in /work/shared/formats/training-logs.md):
+// Recognised (formats in docs/formats/training-logs.md):
 //   Megatron-LM / Megatron-DeepSpeed "iteration N/M | key: value | ..." (§1.1), including the
 //     NaN iterations that print no "lm loss" but count "number of nan iterations";
 //   DeepSpeed "step=N, skipped=S, lr=[...]" (§2), S cumulative;

@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-// The DCGM_FR messages about GPU memory (nvidia.md 5.2, DCGM dcgmlib/dcgm_errors.h), as DCGM
+// The DCGM_FR messages about GPU memory (docs/formats/nvidia.md 5.2, DCGM dcgmlib/dcgm_errors.h), as DCGM
 // formats them, and what each says of the GPU it names: `field` takes `value`, or the number
 // in placeholder `count_arg` when value is empty. `gpu_arg` is the placeholder of the GPU id.
 struct Rule {
@@ -33,7 +33,7 @@ constexpr Rule kRules[] = {
     {"GPU %u had uncorrectable memory errors and row remapping failed", 1, 0,
      "remapped_rows.failure", "yes"},
     // DCGM_FR_UNCORRECTABLE_ROW_REMAP: diag says so only when remaps are pending as well
-    // (nvidia.md 2, DCGM nvvs/src/Software.cpp checkRowRemapping).
+    // (docs/formats/nvidia.md 2, DCGM nvvs/src/Software.cpp checkRowRemapping).
     {"GPU %u had uncorrectable memory errors and %u rows were remapped", 1, 2,
      "remapped_rows.uncorrectable", ""},
     {"GPU %u had uncorrectable memory errors and %u rows were remapped", 1, 0,
@@ -56,7 +56,7 @@ constexpr Rule kRules[] = {
      "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", "yes"},
 };
 
-// Top keys of the documents this reader opens (bundles.md 3.2, 3.3); other JSON is skipped.
+// Top keys of the documents this reader opens (docs/formats/bundles.md 3.2, 3.3); other JSON is skipped.
 constexpr std::string_view kJsonMarkers[] = {"\"DCGM GPU Diagnostic\"", "\"DCGM Diagnostic\"",
                                              "\"Health Monitor Report\""};
 

@@ -17,7 +17,7 @@ bool IsDcgmiField(std::string_view field);
 
 // Reads the memory verdicts of `dcgmi health -c` and `dcgmi diag -r N`, as text boxes or as
 // JSON (-j): each DCGM_FR message about remapped rows, retired pages or double-bit errors
-// (nvidia.md 5.2) sets a field of the GPU it names. One GpuState per GPU per report, known by
+// (docs/formats/nvidia.md 5.2) sets a field of the GPU it names. One GpuState per GPU per report, known by
 // DCGM's GPU id alone (gpu.index; no bus id, no time).
 class DcgmiReader {
  public:

@@ -23,7 +23,7 @@ enum class Value {
   kNumber,          // a whole number kept as text (the last Xid)
 };
 
-// DCGM field names of both generations (nvidia.md 5.1: 4.6.0 names, and the older names that
+// DCGM field names of both generations (docs/formats/nvidia.md 5.1: 4.6.0 names, and the older names that
 // 4.4.2 and earlier exporters print) and the query names they are stored under.
 struct Metric {
   std::string_view name;
@@ -110,12 +110,12 @@ constexpr Metric kMetrics[] = {
     {"DCGM_FI_DEV_MEMORY_UNREPAIRABLE_FLAG", "unrepairable_memory", Value::kFlag},
     {"DCGM_FI_DEV_GPU_RECOVERY_ACTION", "gpu_recovery_action", Value::kRecoveryAction},
     {"DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION", "gpu_recovery_action", Value::kRecoveryAction},
-    // A gauge: the last Xid the GPU reported, 0 for none; it does not reset (nvidia.md 5.4).
+    // A gauge: the last Xid the GPU reported, 0 for none; it does not reset (docs/formats/nvidia.md 5.4).
     {"DCGM_FI_DEV_XID_ERROR", "dcgm.xid_last", Value::kNumber},
     {"DCGM_FI_DEV_XID_ERRORS", "dcgm.xid_last", Value::kNumber},
 };
 
-// nvidia-smi's names for NVML's recovery actions 0-4 (bundles.md 2.4); later numbers are kept
+// nvidia-smi's names for NVML's recovery actions 0-4 (docs/formats/bundles.md 2.4); later numbers are kept
 // as numbers, their nvidia-smi names not being known.
 constexpr std::array<std::string_view, 5> kRecoveryActions = {"None", "Reset", "Reboot",
                                                               "Drain P2P", "Drain and Reset"};
@@ -127,7 +127,7 @@ constexpr std::array<std::string_view, 2> kHostLabels = {"Hostname", "hostname"}
 constexpr std::string_view kSerialLabel = "DCGM_FI_DEV_SERIAL";
 
 // DCGM_INT64_BLANK (0x7ffffffffffffff0) and the NOT_FOUND, NOT_SUPPORTED, NOT_PERMISSIONED
-// sentinels after it stand for "no value" (bundles.md 4).
+// sentinels after it stand for "no value" (docs/formats/bundles.md 4).
 constexpr uint64_t kFirstBlank = 0x7ffffffffffffff0;
 constexpr uint64_t kLastBlank = kFirstBlank + 3;
 

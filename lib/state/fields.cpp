@@ -90,7 +90,7 @@ bool IsUnavailable(std::string_view text) {
     text = text.substr(1, text.size() - 2);
   }
   const std::string lower = ascii_lower(text);
-  // 570.x XML and text print the deprecated reset-status fields this way (bundles.md 2.4).
+  // 570.x XML and text print the deprecated reset-status fields this way (docs/formats/bundles.md 2.4).
   return lower.empty() || lower == "n/a" || lower == "unknown error" || lower == "not supported" ||
          lower == "requested functionality has been deprecated";
 }
@@ -108,7 +108,7 @@ ValueStatus NormalizeCount(std::string_view text, std::string* out) {
   return ValueStatus::kSet;
 }
 
-// Flags: Yes/No in -q text and most CSV, 0/1 in some drivers' CSV (nvidia.md 4.5).
+// Flags: Yes/No in -q text and most CSV, 0/1 in some drivers' CSV (docs/formats/nvidia.md 4.5).
 ValueStatus NormalizeFlag(std::string_view text, std::string* out) {
   const std::string lower = ascii_lower(text);
   if (lower == "yes" || lower == "true" || lower == "1") {

@@ -10,7 +10,7 @@ namespace {
 
 // Where `nvidia-smi -q -x` keeps each field, as an element path below <gpu>, and the query name
 // it is stored under. A "*" in both stands for the "volatile" or "aggregate" counter set
-// (bundles.md 2.2-2.4). Elements a driver does not print are simply not found.
+// (docs/formats/bundles.md 2.2-2.4). Elements a driver does not print are simply not found.
 struct Rule {
   std::string_view path;
   std::string_view field;
@@ -147,7 +147,7 @@ GpuState ReadGpu(const pugi::xml_node& gpu, const LineBuffer& buffer, const std:
     }
   }
   // The id attribute repeats pci/pci_bus_id in nvidia-smi's own output; some fixtures invent
-  // other ids, so it only stands in when the element is missing (bundles.md 2.1).
+  // other ids, so it only stands in when the element is missing (docs/formats/bundles.md 2.1).
   if (state.gpu.pci.empty()) {
     SetField("pci.bus_id", gpu.attribute("id").value(), number, line, &state);
   }
