@@ -1,5 +1,8 @@
 // The built-in signature catalog on arbitrary lines: the literal screen, the RE2 set and each
 // signature's own match, which must agree on where a match starts.
+#include <re2/re2.h>
+#include <re2/set.h>
+
 #include <cstdint>
 #include <string>
 
