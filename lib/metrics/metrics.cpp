@@ -127,8 +127,8 @@ struct Key {
   int loss_priority = 0;
 };
 
-// Megatron-LM, Megatron-DeepSpeed and NeMo "| name: value |" fields (docs/formats/training-logs.md §1.1,
-// §5.2).
+// Megatron-LM, Megatron-DeepSpeed and NeMo "| name: value |" fields (docs/formats/training-logs.md
+// §1.1, §5.2).
 constexpr std::array kPipeKeys = {
     Key{"lm loss", Slot::kLoss, 1, 4},
     Key{"reduced_train_loss", Slot::kLoss, 1, 3},

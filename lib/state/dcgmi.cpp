@@ -13,9 +13,10 @@ namespace {
 
 using nlohmann::json;
 
-// The DCGM_FR messages about GPU memory (docs/formats/nvidia.md 5.2, DCGM dcgmlib/dcgm_errors.h), as DCGM
-// formats them, and what each says of the GPU it names: `field` takes `value`, or the number
-// in placeholder `count_arg` when value is empty. `gpu_arg` is the placeholder of the GPU id.
+// The DCGM_FR messages about GPU memory (docs/formats/nvidia.md 5.2, DCGM dcgmlib/dcgm_errors.h),
+// as DCGM formats them, and what each says of the GPU it names: `field` takes `value`, or the
+// number in placeholder `count_arg` when value is empty. `gpu_arg` is the placeholder of the GPU
+// id.
 struct Rule {
   std::string_view format;
   int gpu_arg;
@@ -56,7 +57,8 @@ constexpr Rule kRules[] = {
      "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", "yes"},
 };
 
-// Top keys of the documents this reader opens (docs/formats/bundles.md 3.2, 3.3); other JSON is skipped.
+// Top keys of the documents this reader opens (docs/formats/bundles.md 3.2, 3.3); other JSON is
+// skipped.
 constexpr std::string_view kJsonMarkers[] = {"\"DCGM GPU Diagnostic\"", "\"DCGM Diagnostic\"",
                                              "\"Health Monitor Report\""};
 
