@@ -47,7 +47,7 @@ class Linter {
     for (const json& entry : table.doc.value("classes", json::array())) Class(entry);
     for (const json& entry : table.doc.value("events", json::array())) {
       if (!entry.is_object()) {
-        Problem("event", "", "must be an object {\"id\", \"lane\"}");
+        Problem("event", "", R"(must be an object {"id", "lane"})");
         continue;
       }
       Keys(entry, catalog_internal::kEventSchema, entry.value("id", "?"));

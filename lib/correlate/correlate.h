@@ -53,7 +53,7 @@ void align_times(std::vector<Event>* events, std::vector<GpuState>* states,
 // resumed one. A loss spike right after a resume comes from the data loader's state and the
 // optimizer warming up again, not from the hardware (stas00/ml-engineering, "resume spikes"):
 // it is reported only as the info event "loss-resume-spike", which no failure class names.
-std::vector<Event> detect_anomalies(const Series& series, const AnomalyParameters& parameters);
+std::vector<Event> detect_anomalies(const Series& series, const AnomalyParameters& k);
 
 // When the job's ranks time out in the same collective, the rank that failed or hung first is
 // the one that did not get as far as the others (docs/formats/training-logs.md §7):
