@@ -230,7 +230,7 @@ int run_diagnose(Options& options) {
   if (options.fail_on == "never") return kExitClean;
   const auto threshold = faultline::parse_severity(options.fail_on);
   for (const faultline::Diagnosis& diagnosis : analysis.diagnoses) {
-    if (diagnosis.failure->severity >= *threshold) return kExitFound;
+    if (diagnosis.severity >= *threshold) return kExitFound;
   }
   return kExitClean;
 }

@@ -39,6 +39,9 @@ struct Condition {
   std::string trend;  // ... or "rising" / "falling" from the first snapshot to the last
   std::string note;   // said when the condition holds; {memory_basis} is filled in
   double weight = 0;
+  // A last-resort class's diagnosis is as severe as the most severe of its conditions that
+  // held (the class's own severity when unset).
+  std::optional<Severity> severity;
 };
 
 // Whom a failure class blames: the "class" of a class entry and of a diagnosis.
@@ -63,6 +66,9 @@ struct FailureClass {
   int priority = 0;  // which class names a GPU's incident when several fit
   // Takes only events that no other class took: the catalog's per-Xid classes and xid-unknown.
   bool fallback = false;
+  // Takes, as one diagnosis for the whole run, the events of every host and GPU that no other
+  // class took, and is ranked after every other diagnosis: the unrecognised error lines.
+  bool last_resort = false;
   // Its first fix line still applies when another class names the incident (the action an
   // Xid 154 asks for).
   bool carry_fix = false;

@@ -93,6 +93,13 @@ bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
   if (auto it = entry.find("weight"); it != entry.end() && it->is_number()) {
     condition->weight = it->get<double>();
   }
+  if (entry.contains("severity")) {
+    condition->severity = parse_severity(text(entry, "severity"));
+    if (!condition->severity) {
+      *error = R"(a condition's "severity" must be info, warning, error or critical)";
+      return false;
+    }
+  }
   const bool about_events =
       !condition->signature.empty() || !condition->xids.empty() || condition->unlisted;
   if (about_events == !condition->state.empty()) {
@@ -160,6 +167,7 @@ bool parse_class(const json& entry, FailureClass* c, std::string* error) {
     c->priority = it->get<int>();
   }
   c->fallback = flag(entry, "fallback");
+  c->last_resort = flag(entry, "last_resort");
   c->carry_fix = flag(entry, "carry_fix");
   c->job_wide = flag(entry, "job_wide");
   if (auto it = entry.find("symptom_within_s"); it != entry.end()) {

@@ -24,6 +24,7 @@ constexpr Key kSignatureKeys[] = {
     {"identity"},
     {"gpu_from_previous_line"},
     {"collective_timeout"},
+    {"unrecognised"},
 };
 
 // Everything `faultline explain` prints is asked for.
@@ -45,6 +46,7 @@ constexpr Key kClassKeys[] = {
     {"related", kForLint},
     {"source", kForLint},
     {"fallback"},
+    {"last_resort"},
     {"carry_fix"},
     {"job_wide"},
     {"symptom_within_s"},
@@ -56,8 +58,8 @@ constexpr Key kClassKeys[] = {
 };
 
 constexpr Key kConditionKeys[] = {
-    {"signature"}, {"xid"},      {"unlisted"}, {"where"}, {"memory"}, {"state"},
-    {"equals"},    {"at_least"}, {"sum_with"}, {"trend"}, {"note"},   {"weight"},
+    {"signature"}, {"xid"},      {"unlisted"}, {"where"}, {"memory"}, {"state"},    {"equals"},
+    {"at_least"},  {"sum_with"}, {"trend"},    {"note"},  {"weight"}, {"severity"},
 };
 
 constexpr Key kEventKeys[] = {{"id", kToLoad}, {"lane", kForLint}};

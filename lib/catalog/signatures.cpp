@@ -109,6 +109,11 @@ std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry
   signature->identity = bool_or(entry, "identity");
   signature->gpu_from_previous_line = bool_or(entry, "gpu_from_previous_line");
   signature->collective_timeout = bool_or(entry, "collective_timeout");
+  signature->unrecognised = bool_or(entry, "unrecognised");
+  if (signature->unrecognised && signature->fallback) {
+    *error = R"("unrecognised" and "fallback" exclude each other)";
+    return nullptr;
+  }
   if (!parse_examples(entry.value("examples", json()), signature.get(), error)) return nullptr;
 
   signature->regex =
@@ -252,16 +257,23 @@ void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* mat
   if (!set_->set.Match(re2::StringPiece(line.data(), line.size()), &hits)) return;
   std::sort(hits.begin(), hits.end());
   const size_t first = matches->size();
-  const auto add = [&](bool fallbacks) {
+  enum class Tier { kOrdinary, kFallback, kUnrecognised };
+  const auto tier_of = [](const Signature& signature) {
+    return signature.unrecognised ? Tier::kUnrecognised
+           : signature.fallback   ? Tier::kFallback
+                                  : Tier::kOrdinary;
+  };
+  for (Tier tier : {Tier::kOrdinary, Tier::kFallback, Tier::kUnrecognised}) {
     for (int hit : hits) {
       const Signature& signature = *signatures_[static_cast<size_t>(hit)];
-      if (signature.fallback != fallbacks) continue;
+      if (tier_of(signature) != tier) continue;
       SignatureMatch match;
-      if (match_one(signature, line, &match)) matches->push_back(std::move(match));
+      if (!match_one(signature, line, &match)) continue;
+      matches->push_back(std::move(match));
+      if (tier == Tier::kUnrecognised) return;  // the first in table order decides
     }
-  };
-  add(false);
-  if (matches->size() == first) add(true);
+    if (matches->size() > first) return;
+  }
 }
 
 std::vector<std::string> check_examples(const SignatureSet& set) {

@@ -42,6 +42,10 @@ struct Signature {
   // A collective that timed out waiting for the other ranks: the ranks that did not time out,
   // or that enqueued fewer collectives, held it up (correlate.h, find_stragglers).
   bool collective_timeout = false;
+  // A last resort for lines that look like errors (or like harmless look-alikes of them) and
+  // that no other signature, fallbacks included, matched. Of several, the first in table order
+  // yields, so a table lists its look-alikes before the broad patterns.
+  bool unrecognised = false;
   std::vector<SignatureExample> must_match;
   std::vector<std::string> must_not_match;
   std::unique_ptr<re2::RE2> regex;
@@ -67,7 +71,8 @@ class SignatureSet {
   // signature is malformed, its pattern does not compile or exceeds the memory budget.
   static std::unique_ptr<SignatureSet> Build(const std::vector<Table>& tables, std::string* error);
 
-  // Appends a match for every signature that matches `line` (fallbacks only if none other did).
+  // Appends a match for every signature that matches `line`: fallbacks only if none other did,
+  // and one unrecognised signature only if no other did.
   void Match(std::string_view line, std::vector<SignatureMatch>* matches) const;
 
   const std::vector<std::unique_ptr<Signature>>& signatures() const { return signatures_; }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "model/captures.h"
 #include "model/text.h"
@@ -300,7 +301,9 @@ std::vector<Candidate> candidates_for(const std::vector<const Event*>& events,
       if (!taken.contains(event)) open.push_back(event);
     }
     for (const FailureClass& failure : context.knowledge.classes) {
-      if (failure.fallback != fallback || !in_scope(failure, scope)) continue;
+      if (failure.last_resort || failure.fallback != fallback || !in_scope(failure, scope)) {
+        continue;
+      }
       auto candidate = evaluate(failure, fallback ? open : events, states, context);
       if (!candidate) continue;
       taken.insert(candidate->events.begin(), candidate->events.end());
@@ -340,6 +343,7 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
   const Subject subject{host, gpu, memory, top.events};
   Diagnosis diagnosis;
   diagnosis.failure = top.failure;
+  diagnosis.severity = top.failure->severity;
   diagnosis.confidence = std::round(top.confidence * 100) / 100;
   diagnosis.host = host;
   diagnosis.gpu = gpu;
@@ -457,8 +461,98 @@ std::vector<Diagnosis> diagnose_without_gpu(const Correlation& correlation,
   return out;
 }
 
+// Templates a last-resort diagnosis lists; the rest are counted.
+constexpr size_t kTemplatesListed = 25;
+
+// The lines of one template among a last-resort class's events.
+struct TemplateGroup {
+  std::string text;
+  uint64_t lines = 0;
+  Evidence first;
+  Timestamp last;
+};
+
+// One diagnosis of `failure` (a last-resort class) for the events of every host and GPU that
+// fit it: one line of each template as evidence, and a note of each template's count and times.
+std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
+                                              const std::vector<const Event*>& events,
+                                              const Knowledge& knowledge) {
+  const Context context{knowledge, {knowledge.default_memory, ""}};
+  Candidate candidate;
+  candidate.failure = &failure;
+  std::optional<Severity> severity;
+  double doubt = 1;
+  for (const Condition& condition : failure.supported_by) {
+    bool held = false;
+    for (const Event* event : events) {
+      if (!event_fits(condition, *event, context)) continue;
+      candidate.events.push_back(event);
+      held = true;
+    }
+    if (!held) continue;
+    doubt *= 1 - condition.weight;
+    const Severity level =
+        std::min(condition.severity.value_or(failure.severity), failure.severity);
+    severity = std::max(severity.value_or(level), level);
+  }
+  if (candidate.events.empty()) return std::nullopt;
+  candidate.confidence = 1 - doubt;
+
+  std::vector<TemplateGroup> groups;
+  std::map<std::string, size_t> group_of;
+  std::stable_sort(candidate.events.begin(), candidate.events.end(),
+                   [](const Event* a, const Event* b) {
+                     return std::tie(a->evidence.path, a->evidence.line) <
+                            std::tie(b->evidence.path, b->evidence.line);
+                   });
+  for (const Event* event : candidate.events) {
+    auto field = event->fields.find(std::string(capture::kTemplate));
+    const std::string text = field == event->fields.end() ? event->evidence.text : field->second;
+    auto [it, added] = group_of.emplace(text, groups.size());
+    if (added) groups.push_back({text, 0, event->evidence, event->evidence.time});
+    TemplateGroup& group = groups[it->second];
+    group.lines += event->count;
+    if (event->evidence.time.known()) group.last = event->evidence.time;
+  }
+  uint64_t unlisted_lines = 0;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const TemplateGroup& group = groups[i];
+    if (i >= kTemplatesListed) {
+      unlisted_lines += group.lines;
+      continue;
+    }
+    candidate.evidence.push_back(group.first);
+    std::string note =
+        fmt::format(R"({} line{} like "{}")", group.lines, group.lines == 1 ? "" : "s", group.text);
+    if (group.first.time.known()) {
+      note += ", first " + group.first.time.iso();
+      if (group.lines > 1 && group.last.known()) note += ", last " + group.last.iso();
+    }
+    candidate.notes.push_back(note + " (e.g. " + group.first.path + ":" +
+                              std::to_string(group.first.line) + ").");
+  }
+  if (groups.size() > kTemplatesListed) {
+    candidate.notes.push_back(
+        fmt::format("{} more templates ({} lines) are counted but not listed.",
+                    groups.size() - kTemplatesListed, unlisted_lines));
+  }
+
+  std::string host = common_host(candidate.events);
+  GpuRef gpu = candidate.events.front()->gpu;
+  for (const Event* event : candidate.events) {
+    if (event->gpu.pci != gpu.pci) gpu = GpuRef{};
+  }
+  // Notes name values already; the braces of a template stay as they are.
+  std::vector<std::string> notes = std::move(candidate.notes);
+  Diagnosis diagnosis = make_diagnosis({std::move(candidate)}, host, gpu, context.memory);
+  diagnosis.notes.insert(diagnosis.notes.begin(), notes.begin(), notes.end());
+  diagnosis.severity = *severity;
+  return diagnosis;
+}
+
 bool diagnosis_before(const Diagnosis& a, const Diagnosis& b) {
-  if (a.failure->severity != b.failure->severity) return a.failure->severity > b.failure->severity;
+  if (a.failure->last_resort != b.failure->last_resort) return !a.failure->last_resort;
+  if (a.severity != b.severity) return a.severity > b.severity;
   if (a.failure->priority != b.failure->priority) return a.failure->priority > b.failure->priority;
   if (a.confidence != b.confidence) return a.confidence > b.confidence;
   if (comparable(a.first_seen, b.first_seen)) return a.first_seen.seconds < b.first_seen.seconds;
@@ -570,6 +664,16 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
   }
   for (Diagnosis& diagnosis : diagnose_without_gpu(correlation, knowledge)) {
     diagnoses.push_back(std::move(diagnosis));
+  }
+  std::vector<const Event*> events(correlation.without_gpu.begin(), correlation.without_gpu.end());
+  for (const GpuFindings& findings : correlation.gpus) {
+    events.insert(events.end(), findings.events.begin(), findings.events.end());
+  }
+  for (const FailureClass& failure : knowledge.classes) {
+    if (!failure.last_resort) continue;
+    if (auto diagnosis = diagnose_last_resort(failure, events, knowledge)) {
+      diagnoses.push_back(std::move(*diagnosis));
+    }
   }
   std::stable_sort(diagnoses.begin(), diagnoses.end(), diagnosis_before);
   for (size_t i = 0; i < diagnoses.size(); ++i) diagnoses[i].position = static_cast<int>(i) + 1;

@@ -21,6 +21,8 @@ std::string_view role_name(Role role);
 struct Diagnosis {
   int position = 0;  // 1-based rank
   const FailureClass* failure = nullptr;
+  // The class's severity; a last-resort class's is that of the evidence it found.
+  Severity severity = Severity::kInfo;
   double confidence = 0;
   Role role = Role::kStandalone;
   std::string host;
@@ -38,7 +40,9 @@ struct Diagnosis {
 };
 
 // Builds the ranked diagnoses. Each GPU gets at most one: the most severe, most specific class
-// its evidence supports, with the evidence of the other classes it fits as support.
+// its evidence supports, with the evidence of the other classes it fits as support. A
+// last-resort class (the unrecognised error lines) makes one diagnosis for the whole run, its
+// evidence one line of each template, ranked after every other.
 std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge& knowledge);
 
 // What a run found: its inputs, what they yielded and the ranked diagnoses.

@@ -42,7 +42,7 @@ bool gpu_matches(const Filter& filter, const std::string& pci) {
 }
 
 bool keep(const Filter& filter, const Diagnosis& d) {
-  if (filter.min_severity && d.failure->severity < *filter.min_severity) return false;
+  if (filter.min_severity && d.severity < *filter.min_severity) return false;
   return host_matches(filter, d.host) && gpu_matches(filter, d.gpu.pci) &&
          in_window(filter, d.first_seen, d.last_seen.known() ? d.last_seen : d.first_seen);
 }

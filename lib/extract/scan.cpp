@@ -5,6 +5,7 @@
 #include "catalog/signatures.h"
 #include "envelope/envelope.h"
 #include "extract/extract.h"
+#include "extract/unrecognised.h"
 #include "metrics/metrics.h"
 #include "model/captures.h"
 #include "model/text.h"
@@ -23,6 +24,11 @@ constexpr size_t kHostPrefixReach = 160;
 
 // How far back a signature that takes its GPU from the previous lines may look.
 constexpr uint64_t kPreviousLineReach = 3;
+
+// Templates of unrecognised lines kept per input; lines of any further one share one group.
+// Of each, its first line and its latest (counting those between) are enough to report it.
+constexpr size_t kMaxTemplates = 200;
+constexpr uint64_t kMaxEventsPerTemplate = 2;
 
 // Turns matches into events, remembering what the previous lines said.
 class EventBuilder {
@@ -59,6 +65,10 @@ class EventBuilder {
     const auto local = tag && tag->is_local ? tag : path_local_rank_;
     if (local && !(tag && !tag->is_local))
       event.fields[std::string(capture::kLocalRank)] = std::to_string(local->rank);
+    if (signature.unrecognised) {
+      event.fields[std::string(capture::kTemplate)] = Template(line.text);
+      event.gpu.pci = extract_internal::driver_line_gpu(line.text);
+    }
     if (event.gpu.pci.empty() && signature.gpu_from_previous_line &&
         line.number - last_pci_line_ <= kPreviousLineReach) {
       event.gpu.pci = last_pci_;
@@ -99,11 +109,26 @@ class EventBuilder {
   }
 
  private:
-  // Stores the event, unless its kind (signature, host, GPU) has flooded this input: then it
-  // replaces the kind's latest event, which counts the lines it stands for.
+  // The template an unrecognised line is grouped by; past kMaxTemplates, one for all others.
+  std::string Template(std::string_view text) {
+    std::string found = extract_internal::line_template(text);
+    if (templates_.contains(found)) return found;
+    if (templates_.size() >= kMaxTemplates) return "(lines of further templates)";
+    templates_.insert(found);
+    return found;
+  }
+
+  // Stores the event, unless its kind (signature, host, GPU, template) has flooded this input:
+  // then it replaces the kind's latest event, which counts the lines it stands for.
   void Keep(Event event, std::vector<Event>* events) {
-    Flood& flood = floods_[event.signature + '\n' + event.host + '\n' + event.gpu.pci];
-    if (++flood.lines <= kMaxEventsPerKind) {
+    std::string kind = event.signature + '\n' + event.host + '\n' + event.gpu.pci;
+    uint64_t kept = kMaxEventsPerKind;
+    if (auto it = event.fields.find(std::string(capture::kTemplate)); it != event.fields.end()) {
+      kind += '\n' + it->second;
+      kept = kMaxEventsPerTemplate;
+    }
+    Flood& flood = floods_[kind];
+    if (++flood.lines <= kept) {
       flood.latest = events->size();
       events->push_back(std::move(event));
       return;
@@ -133,6 +158,7 @@ class EventBuilder {
   std::string last_pci_;
   uint64_t last_pci_line_ = 0;
   std::set<std::string> named_hosts_;  // at most two: enough to tell one host from several
+  std::set<std::string> templates_;    // of unrecognised lines, at most kMaxTemplates
 };
 
 }  // namespace
@@ -156,7 +182,11 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     if (!kernel_log) metrics.Feed(line.text, line.number);
     matches.clear();
     signatures.Match(line.text, &matches);
-    for (const SignatureMatch& match : matches) builder.Add(line, match, &result.events);
+    for (const SignatureMatch& match : matches) {
+      // A device dump's words ("ECC Errors") are its fields, which the state readers take.
+      if (match.signature->unrecognised && states.InDump()) continue;
+      builder.Add(line, match, &result.events);
+    }
   }
   result.states = states.Finish();
   result.series = metrics.Finish();

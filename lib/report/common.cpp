@@ -10,6 +10,21 @@
 
 namespace faultline {
 
+std::string quiet_verdict(const Analysis& analysis) {
+  uint64_t unrecognised = 0;
+  for (const Diagnosis& diagnosis : analysis.diagnoses) {
+    if (diagnosis.severity >= Severity::kWarning) return "";
+    if (diagnosis.failure->last_resort) unrecognised += diagnosis.occurrences;
+  }
+  std::string verdict = "Nothing at warning or above: no known GPU fault in these logs.";
+  if (unrecognised > 0) {
+    verdict +=
+        fmt::format(" {} line{} faultline does not recognise {} listed at info.", unrecognised,
+                    unrecognised == 1 ? "" : "s", unrecognised == 1 ? "is" : "are");
+  }
+  return verdict;
+}
+
 std::string subject_line(const Diagnosis& diagnosis) {
   std::vector<std::string> parts;
   const GpuRef& gpu = diagnosis.gpu;

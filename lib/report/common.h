@@ -14,6 +14,11 @@ namespace faultline {
 // "GPU not identified".
 std::string subject_line(const Diagnosis& diagnosis);
 
+// The verdict when no diagnosis is at warning or above: "no known GPU fault", and when lines
+// that looked like errors were left unrecognised (listed at info), how many. "" when some
+// diagnosis is at warning or above.
+std::string quiet_verdict(const Analysis& analysis);
+
 // A log line without its envelope (dmesg stamp, syslog date and host), so that a timeline that
 // shows the time in its own column does not show it twice. Unknown envelopes are left alone.
 std::string_view message_of(std::string_view line);

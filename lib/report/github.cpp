@@ -57,18 +57,17 @@ std::string message(const Diagnosis& d) {
 
 void render_github(const Analysis& analysis, std::ostream& out) {
   for (const Diagnosis& d : analysis.diagnoses) {
-    if (d.failure->severity < Severity::kWarning) continue;
+    if (d.severity < Severity::kWarning) continue;
     std::string properties;
     if (!d.evidence.empty()) {
       properties =
           fmt::format("file={},line={},", escape_property(printable(d.evidence.front().path)),
                       d.evidence.front().line);
     }
-    properties +=
-        "title=" + escape_property(fmt::format("faultline #{} {} ({})", d.position, d.failure->id,
-                                               severity_name(d.failure->severity)));
-    out << "::" << (d.failure->severity >= Severity::kError ? "error" : "warning") << " "
-        << properties << "::" << escape_data(message(d)) << "\n";
+    properties += "title=" + escape_property(fmt::format("faultline #{} {} ({})", d.position,
+                                                         d.failure->id, severity_name(d.severity)));
+    out << "::" << (d.severity >= Severity::kError ? "error" : "warning") << " " << properties
+        << "::" << escape_data(message(d)) << "\n";
   }
 }
 

@@ -82,15 +82,14 @@ std::string severity_badge(Severity severity) {
 void render_verdict(const Analysis& analysis, std::ostream& out) {
   const auto top =
       std::find_if(analysis.diagnoses.begin(), analysis.diagnoses.end(),
-                   [](const Diagnosis& d) { return d.failure->severity >= Severity::kWarning; });
+                   [](const Diagnosis& d) { return d.severity >= Severity::kWarning; });
   if (top == analysis.diagnoses.end()) {
-    out << R"(<p class="verdict none">Nothing at warning or above: no known GPU fault in )"
-           "these logs.</p>\n";
+    out << R"(<p class="verdict none">)" << html_escape(quiet_verdict(analysis)) << "</p>\n";
     return;
   }
   out << fmt::format(
       R"(<p class="verdict sev-{}">{} <a href="#d{}"><code>{}</code></a> {}<br><span class="subject">{}</span></p>)",
-      severity_name(top->failure->severity), severity_badge(top->failure->severity), top->position,
+      severity_name(top->severity), severity_badge(top->severity), top->position,
       html_escape(top->failure->id), prose(top->failure->title), html_escape(subject_line(*top)));
   out << "\n";
 }
@@ -106,7 +105,7 @@ void render_table(const Analysis& analysis, std::ostream& out) {
         "<tr><td class=\"num\">{}</td><td>{}</td><td><a href=\"#d{}\"><code>{}</code></a> "
         "{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"num\">{:.2f}</td></tr>\n",
-        d.position, severity_badge(d.failure->severity), d.position, html_escape(d.failure->id),
+        d.position, severity_badge(d.severity), d.position, html_escape(d.failure->id),
         prose(d.failure->title), class_kind_name(d.failure->kind), html_escape(role),
         d.host.empty() ? "—" : html_escape(d.host),
         d.gpu.pci.empty() ? "—" : "<code>" + html_escape(d.gpu.pci) + "</code>", d.confidence);
@@ -134,12 +133,10 @@ void render_list(std::string_view title, const std::vector<std::string>& items, 
 }
 
 void render_diagnosis(const Diagnosis& d, std::ostream& out) {
-  out << fmt::format(R"(<article id="d{}" class="sev-{}">)", d.position,
-                     severity_name(d.failure->severity))
+  out << fmt::format(R"(<article id="d{}" class="sev-{}">)", d.position, severity_name(d.severity))
       << "\n";
-  out << fmt::format("<h3>{}. {} <code>{}</code> {}</h3>\n", d.position,
-                     severity_badge(d.failure->severity), html_escape(d.failure->id),
-                     prose(d.failure->title));
+  out << fmt::format("<h3>{}. {} <code>{}</code> {}</h3>\n", d.position, severity_badge(d.severity),
+                     html_escape(d.failure->id), prose(d.failure->title));
   out << "<p class=\"subject\">" << html_escape(subject_line(d)) << "</p>\n";
   if (!d.fix.empty() || !d.verify.empty()) {
     out << "<div class=\"todo\">\n";

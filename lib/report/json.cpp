@@ -40,7 +40,7 @@ json diagnosis_entry(const Diagnosis& diagnosis) {
           {"id", failure.id},
           {"title", failure.title},
           {"class", class_kind_name(failure.kind)},
-          {"severity", severity_name(failure.severity)},
+          {"severity", severity_name(diagnosis.severity)},
           {"confidence", diagnosis.confidence},
           {"role", role_name(diagnosis.role)},
           {"subject", subject_json(diagnosis)},
@@ -67,8 +67,8 @@ json diagnosis_json(const Analysis& analysis) {
   json initiating = nullptr;
   for (const Diagnosis& diagnosis : analysis.diagnoses) {
     diagnoses.push_back(diagnosis_entry(diagnosis));
-    hardware_fault |= diagnosis.failure->kind == ClassKind::kHardware &&
-                      diagnosis.failure->severity >= Severity::kError;
+    hardware_fault |=
+        diagnosis.failure->kind == ClassKind::kHardware && diagnosis.severity >= Severity::kError;
     if (diagnosis.role == Role::kInitiating && initiating.is_null())
       initiating = diagnosis.position;
   }

@@ -69,11 +69,10 @@ void render_table(const Analysis& analysis, std::ostream& out) {
     const std::string role = d.caused_by
                                  ? fmt::format("{} (of #{})", role_name(d.role), *d.caused_by)
                                  : std::string(role_name(d.role));
-    out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} |\n", d.position,
-                       severity_name(d.failure->severity),
-                       cell(code(d.failure->id) + " " + prose(d.failure->title)),
-                       class_kind_name(d.failure->kind), role, cell(or_dash(d.host)),
-                       cell(or_dash(d.gpu.pci)), d.confidence);
+    out << fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {:.2f} |\n", d.position, severity_name(d.severity),
+        cell(code(d.failure->id) + " " + prose(d.failure->title)), class_kind_name(d.failure->kind),
+        role, cell(or_dash(d.host)), cell(or_dash(d.gpu.pci)), d.confidence);
   }
 }
 
@@ -88,7 +87,7 @@ void code_block(std::string_view info, const std::vector<std::string>& lines, st
 }
 
 void render_diagnosis(const Diagnosis& d, std::ostream& out) {
-  out << fmt::format("\n### {}. {} {}: {}\n\n", d.position, severity_name(d.failure->severity),
+  out << fmt::format("\n### {}. {} {}: {}\n\n", d.position, severity_name(d.severity),
                      code(d.failure->id), prose(d.failure->title));
   out << "**Subject:** " << prose(subject_line(d)) << "  \n";
   out << fmt::format("**Why:** confidence {:.2f}, {}, {}", d.confidence,
@@ -150,13 +149,12 @@ void render_markdown(const Analysis& analysis, std::ostream& out) {
                      analysis.inputs.size(), analysis.inputs.size() == 1 ? "" : "s");
   const auto top =
       std::find_if(analysis.diagnoses.begin(), analysis.diagnoses.end(),
-                   [](const Diagnosis& d) { return d.failure->severity >= Severity::kWarning; });
+                   [](const Diagnosis& d) { return d.severity >= Severity::kWarning; });
   if (top == analysis.diagnoses.end()) {
-    out << "Nothing at warning or above: no known GPU fault in these logs.\n";
+    out << prose(quiet_verdict(analysis)) << "\n";
   } else {
-    out << fmt::format("**{}** {} {}  \n{}\n", severity_name(top->failure->severity),
-                       code(top->failure->id), prose(top->failure->title),
-                       prose(subject_line(*top)));
+    out << fmt::format("**{}** {} {}  \n{}\n", severity_name(top->severity), code(top->failure->id),
+                       prose(top->failure->title), prose(subject_line(*top)));
   }
   if (count > 0) {
     out << "\n";

@@ -179,10 +179,10 @@ void render_evidence(const Diagnosis& d, const TextOptions& options, const Write
 // The what-to-do part comes first: at 3 a.m. the fix and its check matter before the why.
 void render_diagnosis(const Diagnosis& d, const TextOptions& options, const Writer& w) {
   const Style& style = w.style();
-  const std::string severity = upper(severity_name(d.failure->severity));
+  const std::string severity = upper(severity_name(d.severity));
   w.Prose(0, fmt::format("{}. {}  {}  ", d.position, severity, d.failure->id), d.failure->title,
           Tone::kPlain,
-          fmt::format("{}. {}  {}  ", d.position, style.severity(d.failure->severity),
+          fmt::format("{}. {}  {}  ", d.position, style.severity(d.severity),
                       style.bold(d.failure->id)));
   w.Prose(3, "", subject_line(d), Tone::kBold);
   if (!d.fix.empty()) {
@@ -264,10 +264,7 @@ void render_text(const Analysis& analysis, const TextOptions& options, std::ostr
                                 count == 1 ? "" : "s", analysis.inputs.size(),
                                 analysis.inputs.size() == 1 ? "" : "s", lines))
       << "\n";
-  const bool serious =
-      std::any_of(analysis.diagnoses.begin(), analysis.diagnoses.end(),
-                  [](const Diagnosis& d) { return d.failure->severity >= Severity::kWarning; });
-  if (!serious) out << "Nothing at warning or above: no known GPU fault in these logs.\n";
+  if (const std::string verdict = quiet_verdict(analysis); !verdict.empty()) out << verdict << "\n";
   for (size_t i = 0; i < analysis.diagnoses.size(); ++i) {
     out << "\n";
     render_diagnosis(analysis.diagnoses[i], options, writer);

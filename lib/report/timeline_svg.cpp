@@ -181,7 +181,7 @@ std::string shape(Lane lane, double x, double y, std::string_view fill, std::str
 }
 
 void draw_mark(const Axis& axis, const Mark& mark, double y, std::ostream& out) {
-  const std::string_view colour = severity_colour(mark.diagnosis->failure->severity);
+  const std::string_view colour = severity_colour(mark.diagnosis->severity);
   const bool hollow = mark.diagnosis->role == Role::kCollateral;
   out << "<g class=\"mark\"><title>" << html_escape(tooltip(mark)) << "</title>"
       << shape(mark.lane, axis.X(mark.t), y, hollow ? "#fff" : colour, colour) << "</g>\n";
@@ -442,7 +442,7 @@ std::string timeline_svg(const Analysis& analysis, const std::vector<Curve>& tim
             << fmt::format(
                    R"(<line class="event-line" x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}"/>)",
                    axis.X(mark.t), top, row_y[mark.diagnosis->position] - 7,
-                   severity_colour(mark.diagnosis->failure->severity))
+                   severity_colour(mark.diagnosis->severity))
             << "\n";
       }
     }

@@ -34,11 +34,16 @@ StateReader::~StateReader() = default;
 StateReader::StateReader(StateReader&&) noexcept = default;
 StateReader& StateReader::operator=(StateReader&&) noexcept = default;
 
+bool StateReader::InDump() const {
+  const Impl& r = *impl_;
+  return !(r.query.idle() && r.csv.idle() && r.xml.idle() && r.exporter.idle() && r.dcgmi.idle());
+}
+
 void StateReader::Feed(std::string_view text, uint64_t line_number) {
   // Most lines of most inputs belong to no dump: while none is open, a line reaches the readers
   // only if one of them may open a dump with it.
   Impl& r = *impl_;
-  if (r.query.idle() && r.csv.idle() && r.xml.idle() && r.exporter.idle() && r.dcgmi.idle()) {
+  if (!InDump()) {
     const std::string_view line = trim(text);
     if (!state_internal::QueryTextReader::MayOpen(line) &&
         !state_internal::CsvQueryReader::MayOpen(line) &&

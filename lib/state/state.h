@@ -28,6 +28,8 @@ class StateReader {
 
   // Consumes the next line of the input.
   void Feed(std::string_view text, uint64_t line_number);
+  // Whether the line fed last belongs to a dump (its words are a device's, not a message).
+  bool InDump() const;
   // Ends the input and returns every GPU snapshot read from it, in input order.
   std::vector<GpuState> Finish();
 
