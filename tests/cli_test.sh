@@ -82,7 +82,9 @@ check "--jobs 1 and --jobs 4: the same JSON" cmp -s "$scratch/jobs1.json" "$scra
 # --- A pasted log on stdin is diagnosed as the same file given by path. ---
 pick=$(ls "$samples"/*/kern.log "$samples"/*/dmesg.txt 2>/dev/null | head -n 1)
 if [[ -n $pick ]]; then
-  "$faultline" diagnose --format json "$pick" | jq -S '.diagnoses | map(del(.evidence[].path))' >"$scratch/path.json"
+  # Notes that cite a line name its input as the evidence does: by path, or "-".
+  "$faultline" diagnose --format json "$pick" | jq -S '.diagnoses | map(del(.evidence[].path))' |
+    sed "s|$pick:|-:|g" >"$scratch/path.json"
   "$faultline" diagnose --format json - <"$pick" | jq -S '.diagnoses | map(del(.evidence[].path))' >"$scratch/stdin.json"
   check "stdin equals path" cmp -s "$scratch/path.json" "$scratch/stdin.json"
   check "stdin without '-'" bash -c "'$faultline' diagnose --format json <'$pick' | jq -e '.inputs[0].path == \"-\"' >/dev/null"

@@ -69,7 +69,10 @@ for folder in "$samples"/*/; do
   check "$name html: one document" bash -c "head -n 1 '$out.html' | grep -q '^<!DOCTYPE html>' && tail -n 1 '$out.html' | grep -q '^</html>'"
   top=$(jq -r '.diagnoses[0].id // empty' "$out.json")
   if [[ -n $top ]]; then
-    for format in markdown github html text; do
+    formats=(markdown html text)
+    # GitHub annotations are for findings at warning or above.
+    [[ $(jq -r '.diagnoses[0].severity' "$out.json") == info ]] || formats+=(github)
+    for format in "${formats[@]}"; do
       check "$name $format: names $top" grep -q -- "$top" "$out.$format"
     done
   fi

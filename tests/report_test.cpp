@@ -59,6 +59,7 @@ Analysis hand_made(const FailureClass& failure) {
   Diagnosis d;
   d.position = 1;
   d.failure = &failure;
+  d.severity = failure.severity;
   d.host = "gpu-node-9";
   d.gpu.pci = "0000:b7:00.0";
   d.gpu.serial = "1652329731246";
@@ -211,9 +212,7 @@ TEST_CASE("GitHub: one command per diagnosis at warning or above, escaped as Git
         "GPU fell off the bus%0AGPU 0000:b7:00.0 on gpu-node-9 · serial 1652329731246%0A"
         "Fix: 100%25 sure,\xEF\xBF\xBD\xEF\xBF\xBDreally: yes%0A"
         "Verify: ssh gpu-node-9 nvidia-smi -q -i 0000:b7:00.0 (expect: the GPU answers)\n");
-  FailureClass info = failure;
-  info.severity = Severity::kInfo;
-  analysis.diagnoses[0].failure = &info;
+  analysis.diagnoses[0].severity = Severity::kInfo;
   CHECK(render(render_github, analysis).empty());
 }
 

@@ -22,6 +22,7 @@ constexpr Key kSignatureKeys[] = {
     {"xid"},
     {"fallback"},
     {"identity"},
+    {"context"},
     {"gpu_from_previous_line"},
     {"collective_timeout"},
     {"unrecognised"},

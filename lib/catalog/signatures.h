@@ -32,12 +32,15 @@ struct Signature {
 
   std::string id;
   std::string description;
-  std::string source;                   // where the line's shape was taken from
-  std::string table;                    // path of the table that defined it
-  std::string pattern;                  // with its table's %{macros} expanded
-  std::optional<int> xid;               // the Xid it stands for when the pattern captures none
-  bool fallback = false;                // yields only when no other signature matched the line
-  bool identity = false;                // names a GPU (UUID, serial) rather than a fault
+  std::string source;      // where the line's shape was taken from
+  std::string table;       // path of the table that defined it
+  std::string pattern;     // with its table's %{macros} expanded
+  std::optional<int> xid;  // the Xid it stands for when the pattern captures none
+  bool fallback = false;   // yields only when no other signature matched the line
+  bool identity = false;   // names a GPU (UUID, serial) rather than a fault
+  // Part of the report of the fault line before it (a stack frame, an AER detail line, the
+  // driver's crash-dump notice): known, so never unrecognised, and says nothing on its own.
+  bool context = false;
   bool gpu_from_previous_line = false;  // the GPU is the one the previous lines named
   // A collective that timed out waiting for the other ranks: the ranks that did not time out,
   // or that enqueued fewer collectives, held it up (correlate.h, find_stragglers).

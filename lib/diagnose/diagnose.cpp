@@ -470,12 +470,23 @@ struct TemplateGroup {
   uint64_t lines = 0;
   Evidence first;
   Timestamp last;
+  bool every_line_follows = true;  // each came right after a line of a diagnosis above
 };
+
+// Whether an unrecognised event came right after a line of `explained` (signatures that support
+// a diagnosis at warning or above): then it is most likely that fault's own report or
+// traceback, which the diagnosis already stands for.
+bool follows_explained(const Event& event, const std::set<std::string>& explained) {
+  auto follows = event.fields.find(std::string(capture::kFollows));
+  return follows != event.fields.end() && explained.contains(follows->second);
+}
 
 // One diagnosis of `failure` (a last-resort class) for the events of every host and GPU that
 // fit it: one line of each template as evidence, and a note of each template's count and times.
+// Lines that follow `explained` count at info.
 std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
                                               const std::vector<const Event*>& events,
+                                              const std::set<std::string>& explained,
                                               const Knowledge& knowledge) {
   const Context context{knowledge, {knowledge.default_memory, ""}};
   Candidate candidate;
@@ -484,16 +495,16 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
   double doubt = 1;
   for (const Condition& condition : failure.supported_by) {
     bool held = false;
+    const Severity level =
+        std::min(condition.severity.value_or(failure.severity), failure.severity);
     for (const Event* event : events) {
       if (!event_fits(condition, *event, context)) continue;
       candidate.events.push_back(event);
       held = true;
+      const Severity own = follows_explained(*event, explained) ? Severity::kInfo : level;
+      severity = std::max(severity.value_or(own), own);
     }
-    if (!held) continue;
-    doubt *= 1 - condition.weight;
-    const Severity level =
-        std::min(condition.severity.value_or(failure.severity), failure.severity);
-    severity = std::max(severity.value_or(level), level);
+    if (held) doubt *= 1 - condition.weight;
   }
   if (candidate.events.empty()) return std::nullopt;
   candidate.confidence = 1 - doubt;
@@ -509,9 +520,10 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
     auto field = event->fields.find(std::string(capture::kTemplate));
     const std::string text = field == event->fields.end() ? event->evidence.text : field->second;
     auto [it, added] = group_of.emplace(text, groups.size());
-    if (added) groups.push_back({text, 0, event->evidence, event->evidence.time});
+    if (added) groups.push_back({text, 0, event->evidence, event->evidence.time, true});
     TemplateGroup& group = groups[it->second];
     group.lines += event->count;
+    group.every_line_follows = group.every_line_follows && follows_explained(*event, explained);
     if (event->evidence.time.known()) group.last = event->evidence.time;
   }
   uint64_t unlisted_lines = 0;
@@ -528,6 +540,7 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
       note += ", first " + group.first.time.iso();
       if (group.lines > 1 && group.last.known()) note += ", last " + group.last.iso();
     }
+    if (group.every_line_follows) note += ", each right after a line of a diagnosis above";
     candidate.notes.push_back(note + " (e.g. " + group.first.path + ":" +
                               std::to_string(group.first.line) + ").");
   }
@@ -669,9 +682,19 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
   for (const GpuFindings& findings : correlation.gpus) {
     events.insert(events.end(), findings.events.begin(), findings.events.end());
   }
+  // The signatures of the lines the diagnoses so far stand for: those of their evidence and
+  // those their classes name.
+  std::set<std::string> explained;
+  for (const Diagnosis& diagnosis : diagnoses) {
+    if (diagnosis.severity < Severity::kWarning) continue;
+    for (const Evidence& evidence : diagnosis.evidence) explained.insert(evidence.signature);
+    for (const Condition& condition : diagnosis.failure->supported_by) {
+      if (!condition.signature.empty()) explained.insert(condition.signature);
+    }
+  }
   for (const FailureClass& failure : knowledge.classes) {
     if (!failure.last_resort) continue;
-    if (auto diagnosis = diagnose_last_resort(failure, events, knowledge)) {
+    if (auto diagnosis = diagnose_last_resort(failure, events, explained, knowledge)) {
       diagnoses.push_back(std::move(*diagnosis));
     }
   }

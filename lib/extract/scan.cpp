@@ -29,6 +29,11 @@ constexpr uint64_t kPreviousLineReach = 3;
 // Of each, its first line and its latest (counting those between) are enough to report it.
 constexpr size_t kMaxTemplates = 200;
 constexpr uint64_t kMaxEventsPerTemplate = 2;
+// An unrecognised line is the companion of the recognised fault line before it (the rest of its
+// report, traceback or stack frames) when it comes at most kCompanionReach lines after it, with
+// no gap longer than kCompanionGap lines without a matched line since.
+constexpr uint64_t kCompanionReach = 200;
+constexpr uint64_t kCompanionGap = 12;
 
 // Turns matches into events, remembering what the previous lines said.
 class EventBuilder {
@@ -68,7 +73,15 @@ class EventBuilder {
     if (signature.unrecognised) {
       event.fields[std::string(capture::kTemplate)] = Template(line.text);
       event.gpu.pci = extract_internal::driver_line_gpu(line.text);
+      if (!last_recognised_.empty() && line.number - last_recognised_line_ <= kCompanionReach &&
+          line.number - last_report_line_ <= kCompanionGap) {
+        event.fields[std::string(capture::kFollows)] = last_recognised_;
+      }
+    } else if (!signature.identity && !signature.context) {
+      last_recognised_ = signature.id;
+      last_recognised_line_ = line.number;
     }
+    last_report_line_ = line.number;
     if (event.gpu.pci.empty() && signature.gpu_from_previous_line &&
         line.number - last_pci_line_ <= kPreviousLineReach) {
       event.gpu.pci = last_pci_;
@@ -128,6 +141,8 @@ class EventBuilder {
       kept = kMaxEventsPerTemplate;
     }
     Flood& flood = floods_[kind];
+    flood.every_line_follows =
+        flood.every_line_follows && event.fields.contains(std::string(capture::kFollows));
     if (++flood.lines <= kept) {
       flood.latest = events->size();
       events->push_back(std::move(event));
@@ -135,12 +150,14 @@ class EventBuilder {
     }
     Event& latest = (*events)[flood.latest];
     event.count = latest.count + 1;
+    if (!flood.every_line_follows) event.fields.erase(std::string(capture::kFollows));
     latest = std::move(event);
   }
 
   struct Flood {
     uint64_t lines = 0;
-    size_t latest = 0;  // index of the kind's latest stored event
+    size_t latest = 0;               // index of the kind's latest stored event
+    bool every_line_follows = true;  // each line came right after a recognised one (kFollows)
   };
 
   static std::optional<int> global_rank(const std::string& path) {
@@ -157,6 +174,9 @@ class EventBuilder {
   bool year_from_input_ = false;            // a full date earlier in this input gave the year
   std::string last_pci_;
   uint64_t last_pci_line_ = 0;
+  std::string last_recognised_;  // the signature of the latest recognised fault line
+  uint64_t last_recognised_line_ = 0;
+  uint64_t last_report_line_ = 0;      // the latest line any signature matched
   std::set<std::string> named_hosts_;  // at most two: enough to tell one host from several
   std::set<std::string> templates_;    // of unrecognised lines, at most kMaxTemplates
 };
@@ -184,7 +204,11 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     signatures.Match(line.text, &matches);
     for (const SignatureMatch& match : matches) {
       // A device dump's words ("ECC Errors") are its fields, which the state readers take.
-      if (match.signature->unrecognised && states.InDump()) continue;
+      if (match.signature->unrecognised &&
+          (states.InDump() ||
+           !extract_internal::error_like_outside_quotes(line.text, *match.signature))) {
+        continue;
+      }
       builder.Add(line, match, &result.events);
     }
   }

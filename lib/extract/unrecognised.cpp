@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "catalog/signatures.h"
 #include "model/model.h"
 #include "model/text.h"
 
@@ -15,11 +16,11 @@ namespace {
 // How far into a line its envelope may reach.
 constexpr size_t kEnvelopeReach = 120;
 
-// Passes over the envelope: through "kernel: " (syslog, journal), else leading bracketed
+// Passes over the envelope: through "kernel: " (syslog, journal), then leading bracketed
 // stamps and tags ("[ 12.345]", "[rank3]:") and an ISO 8601 stamp.
 std::string_view message_of(std::string_view line) {
   if (size_t at = line.substr(0, kEnvelopeReach).find(" kernel: "); at != std::string_view::npos) {
-    return trim(line.substr(at + 9));
+    line = line.substr(at + 9);
   }
   line = trim(line);
   for (int tags = 0; tags < 4 && line.starts_with('['); ++tags) {
@@ -42,6 +43,8 @@ struct Mask {
 };
 
 // In this order: a time before it is read as numbers, a PCI address before its parts are.
+// kQuotesAndPaths begins the masks of quoted strings and paths.
+constexpr size_t kQuotesAndPaths = 4;
 constexpr std::array kMasks = {
     Mask{R"(\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?)",
          "<time>"},
@@ -60,21 +63,35 @@ constexpr std::array kMasks = {
     Mask{R"(\s+)", " "},
 };
 
-}  // namespace
-
-std::string line_template(std::string_view line) {
+const std::vector<std::unique_ptr<RE2>>& mask_regexes() {
   static const auto* const kRegexes = [] {
     auto* regexes = new std::vector<std::unique_ptr<RE2>>();
     for (const Mask& mask : kMasks) regexes->push_back(std::make_unique<RE2>(mask.pattern));
     return regexes;
   }();
+  return *kRegexes;
+}
+
+void apply_masks(size_t first, size_t last, std::string* text) {
+  for (size_t i = first; i < last; ++i) {
+    RE2::GlobalReplace(text, *mask_regexes()[i], kMasks[i].replacement);
+  }
+}
+
+}  // namespace
+
+std::string line_template(std::string_view line) {
   // The envelope and the first bytes of the message are enough to tell messages apart.
   std::string text(message_of(line).substr(0, 2 * kTemplateLength));
-  for (size_t i = 0; i < kMasks.size(); ++i) {
-    RE2::GlobalReplace(&text, *(*kRegexes)[i], kMasks[i].replacement);
-  }
+  apply_masks(0, kMasks.size(), &text);
   if (text.size() > kTemplateLength) text.resize(kTemplateLength);
   return text;
+}
+
+bool error_like_outside_quotes(std::string_view line, const Signature& signature) {
+  std::string text(line);
+  apply_masks(kQuotesAndPaths, kQuotesAndPaths + 2, &text);
+  return RE2::PartialMatch(text, *signature.regex);
 }
 
 std::string driver_line_gpu(std::string_view line) {

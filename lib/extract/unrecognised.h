@@ -5,6 +5,10 @@
 #include <string>
 #include <string_view>
 
+namespace faultline {
+struct Signature;
+}  // namespace faultline
+
 namespace faultline::extract_internal {
 
 // The message of `line` without its envelope (stamps, host, rank tags), with what varies
@@ -14,6 +18,11 @@ namespace faultline::extract_internal {
 std::string line_template(std::string_view line);
 
 inline constexpr size_t kTemplateLength = 200;
+
+// Whether `signature` (an unrecognised one, which matched `line`) still matches once the line's
+// quoted strings and paths are masked: an error word inside a file name or a quoted argument
+// ("/multiprocessing/errors/__init__.py") does not make a line an error.
+bool error_like_outside_quotes(std::string_view line, const Signature& signature);
 
 // The GPU a driver's line is about: the one PCI address (with its domain) that a line naming
 // NVRM, nvidia or a GPU gives; "" when it gives none or several.

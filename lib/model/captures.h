@@ -45,6 +45,10 @@ inline constexpr std::string_view kTimeFromBoot = "time_from_boot";
 // Set by code on an unrecognised line: the line with what varies between occurrences of one
 // message masked, which groups them (extract/unrecognised.h).
 inline constexpr std::string_view kTemplate = "template";
+// Set by code on an unrecognised line that came within a few lines after a recognised one of
+// the same input (every line of its template did): the recognised line's signature. Such a
+// line is most likely the rest of that fault's own report or traceback.
+inline constexpr std::string_view kFollows = "follows";
 
 struct Reserved {
   std::string_view name;
@@ -66,6 +70,7 @@ inline constexpr Reserved kReserved[] = {
     {kBootSeconds, Shape::kCodeOnly},
     {kTimeFromBoot, Shape::kCodeOnly},
     {kTemplate, Shape::kCodeOnly},
+    {kFollows, Shape::kCodeOnly},
 };
 
 // The reserved capture of that name, or nullptr.

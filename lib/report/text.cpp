@@ -59,8 +59,23 @@ std::string clip(std::string_view text, size_t width) {
   return std::string(text.substr(0, end)) + "…";
 }
 
+// Byte offsets in `word` at which to break it into pieces of at most `width` columns.
+std::vector<size_t> piece_starts(std::string_view word, size_t width) {
+  std::vector<size_t> starts = {0};
+  size_t kept = 0;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if ((static_cast<unsigned char>(word[i]) & 0xC0) == 0x80) continue;
+    if (kept == width) {
+      starts.push_back(i);
+      kept = 0;
+    }
+    ++kept;
+  }
+  return starts;
+}
+
 // Splits prose into lines of at most `width` columns at spaces, but not inside a `code span`
-// (a command must stay whole to be copied); a longer word gets a line of its own.
+// (a command must stay whole to be copied); a longer word (a path) is broken at the width.
 std::vector<std::string> wrap(std::string_view text, size_t width) {
   std::vector<std::string> words(1);
   bool in_code = false;
@@ -81,7 +96,15 @@ std::vector<std::string> wrap(std::string_view text, size_t width) {
       lines.push_back(std::move(line));
       line.clear();
     }
-    line += (line.empty() ? "" : " ") + word;
+    if (width == 0 || columns(word) <= width || word.starts_with('`')) {
+      line += (line.empty() ? "" : " ") + word;
+      continue;
+    }
+    const std::vector<size_t> starts = piece_starts(word, width);
+    for (size_t i = 0; i + 1 < starts.size(); ++i) {
+      lines.push_back(word.substr(starts[i], starts[i + 1] - starts[i]));
+    }
+    line = word.substr(starts.back());
   }
   if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
   return lines;
