@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
@@ -307,4 +308,19 @@ TEST_CASE("a table's collective_timeout signature finds the silent ranks under a
   const Catalog unmarked = with_renamed_timeout(false);
   const Analysis dropped = analyze({job}, unmarked);
   CHECK_FALSE(find(dropped, "nccl-rank-behind"));
+}
+
+TEST_CASE("a folder that names a kind of log is not a host; an sosreport's hostname file is") {
+  constexpr const char* kXid79 =
+      "[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+      "fallen off the bus.\n";
+  LogFolder logs;
+  logs.Write("kernel/dmesg.txt", kXid79);
+  logs.Write("node17/kernel/dmesg.txt", kXid79);
+  logs.Write("sosreport-a-2026/hostname", "gpu-node-7\n");
+  logs.Write("sosreport-a-2026/sos_commands/kernel/dmesg", kXid79);
+  const Analysis analysis = analyze({logs.path()}, catalog());
+  std::set<std::string> hosts;
+  for (const InputSummary& input : analysis.inputs) hosts.insert(input.host);
+  CHECK(hosts == std::set<std::string>{"", "node17", "gpu-node-7"});
 }

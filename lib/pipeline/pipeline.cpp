@@ -2,15 +2,20 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cctype>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 
 #include "catalog/signatures.h"
 #include "correlate/correlate.h"
 #include "envelope/envelope.h"
 #include "extract/extract.h"
 #include "model/captures.h"
+#include "model/text.h"
 #include "pipeline/ordered_parallel.h"
 #include "pipeline/progress.h"
 
@@ -24,12 +29,53 @@ namespace fs = std::filesystem;
 constexpr size_t kSeriesPointBudget = 400'000;
 constexpr size_t kMinPointsPerRunSeries = 256;
 
-// The first folder below `root` on the way to `file`, when there is one ("node17").
-std::string folder_host(const std::string& root, const std::string& file) {
-  std::error_code ec;
+// Folder names that say what a folder holds, not whose it is: never taken for a host.
+bool names_a_kind(const std::string& folder) {
+  static const std::set<std::string, std::less<>> kKinds = {
+      "artifacts", "ci",      "data",    "dmesg",        "gpu",      "job",
+      "jobs",      "journal", "kern",    "kernel",       "log",      "logs",
+      "nvidia",    "output",  "outputs", "sos_commands", "sos_logs", "sos_reports",
+      "syslog",    "tmp",     "train",   "training",     "var"};
+  std::string lower = folder;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return kKinds.contains(lower);
+}
+
+// The host named by the first line of `file` (an sosreport's `hostname`), or "".
+std::string host_in_file(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  if (!in || !std::getline(in, line) || line.size() > 253) return "";
+  line = std::string(trim(line));
+  const bool host_name = !line.empty() && std::all_of(line.begin(), line.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
+  });
+  return host_name ? line : "";
+}
+
+// The host of `file` found below the folder argument `root`: the `hostname` file of the nearest
+// folder on the way that has one (an sosreport's root), else the first folder below `root` that
+// does not name a kind of log ("node17" of logs/node17/kernel/dmesg).
+std::string folder_host(const std::string& root, const std::string& file,
+                        std::map<fs::path, std::string>* hosts_of_folders) {
   const fs::path relative = fs::path(file).lexically_relative(root);
-  if (relative.empty() || std::distance(relative.begin(), relative.end()) < 2) return "";
-  return relative.begin()->string();
+  if (relative.empty() || relative.begin()->string() == "..") return "";
+  for (fs::path folder = fs::path(file).parent_path();
+       folder.string().size() > fs::path(root).string().size(); folder = folder.parent_path()) {
+    auto [known, added] = hosts_of_folders->try_emplace(folder);
+    if (added) {
+      std::error_code ec;
+      const fs::path named = folder / "hostname";
+      // Not a link: nothing outside what the user handed over is read.
+      if (fs::is_regular_file(fs::symlink_status(named, ec))) known->second = host_in_file(named);
+    }
+    if (!known->second.empty()) return known->second;
+  }
+  for (auto part = relative.begin(); std::next(part) != relative.end(); ++part) {
+    if (!names_a_kind(part->string())) return part->string();
+  }
+  return "";
 }
 
 // Syslog dates carry no year: take the file's modification year, else this year.
@@ -119,12 +165,13 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
                  const AnalyzeOptions& options) {
   Analysis analysis;
   std::vector<InputJob> jobs;
+  std::map<fs::path, std::string> hosts_of_folders;  // an sosreport's hostname, by folder
   for (const std::string& arg : args) {
     std::error_code ec;
     const bool folder = arg != "-" && fs::is_directory(arg, ec);
     for (std::string& path : expand_inputs({arg}, &analysis.warnings)) {
       std::string host = !options.host.empty() ? options.host
-                         : folder              ? folder_host(arg, path)
+                         : folder              ? folder_host(arg, path, &hosts_of_folders)
                                                : "";
       jobs.push_back({std::move(path), std::move(host)});
     }
