@@ -37,8 +37,10 @@ struct AnalyzeOptions {
 
 // Reads every input named by `args` (files, folders, "-") and diagnoses them together. An
 // input that fails adds a warning; the rest are still read. Lines of a file in a sub-folder of a
-// folder argument ("logs/node17/dmesg") belong to the host named by that sub-folder unless the
-// file names its own host (syslog or NCCL prefixes) or options.host is set.
+// folder argument ("logs/node17/kernel/dmesg") belong to the host named by the first sub-folder
+// that does not name a kind of log ("kernel", "logs"), or by the `hostname` file of the
+// sosreport they are in, unless the file names its own host (syslog or NCCL prefixes) or
+// options.host is set.
 Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
                  const AnalyzeOptions& options = {});
 
