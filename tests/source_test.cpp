@@ -177,6 +177,41 @@ TEST_CASE("source: CRLF and mixed line ends are stripped") {
   CHECK(result.error.empty());
 }
 
+// UTF-16 as Windows tools write it: a byte order mark, then 16-bit units in that order.
+std::string Utf16(std::u16string_view text, bool big_endian) {
+  std::string bytes = big_endian ? "\xfe\xff" : "\xff\xfe";
+  for (char16_t unit : text) {
+    const auto high = static_cast<char>(unit >> 8);
+    const auto low = static_cast<char>(unit & 0xff);
+    bytes += big_endian ? std::string{high, low} : std::string{low, high};
+  }
+  return bytes;
+}
+
+TEST_CASE("source: UTF-16 with a byte order mark is read as UTF-8") {
+  TempDir dir;
+  const std::u16string xid =
+      u"[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+      u"fallen off the bus.";
+  const std::string xid8 =
+      "[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+      "fallen off the bus.";
+  for (bool big_endian : {false, true}) {
+    // Enough lines that units and surrogate pairs straddle the converter's chunks.
+    std::u16string text;
+    for (int i = 0; i < 3000; ++i) text += xid + u" \u00b0C \U0001F525\r\n";
+    text += u"lone \xd800 surrogate\r\n";
+    Result result = ReadAll(dir.Write(big_endian ? "be.log" : "le.log", Utf16(text, big_endian)));
+    REQUIRE(result.lines.size() == 3001);
+    CHECK(result.lines[0] == xid8 + " \u00b0C \U0001F525");
+    CHECK(result.lines[2999] == result.lines[0]);
+    CHECK(result.lines[3000] == "lone \ufffd surrogate");
+    CHECK(result.error.empty());
+  }
+  // Only the mark: an empty log.
+  CHECK(ReadAll(dir.Write("mark.log", "\xff\xfe")).lines.empty());
+}
+
 TEST_CASE("source: a final line without a newline is yielded") {
   TempDir dir;
   Result result = ReadAll(dir.Write("tail.log", "one\ntwo"));

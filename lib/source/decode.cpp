@@ -9,6 +9,7 @@
 
 #include <bzlib.h>
 #include <fcntl.h>
+#include <iconv.h>
 #include <lzma.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -352,6 +353,67 @@ class ZstdDecoder final : public Decoder {
   ZSTD_DStream* stream_ = nullptr;
 };
 
+// UTF-16 text (as Windows tools write a log, with a byte order mark) as UTF-8, through iconv.
+// A unit that is not valid UTF-16 (a lone surrogate) becomes U+FFFD; an odd byte at the end
+// is dropped.
+class Utf16Stream final : public ByteStream {
+ public:
+  Utf16Stream(std::unique_ptr<ByteStream> input, iconv_t convert)
+      : input_(std::move(input)), convert_(convert) {}
+  ~Utf16Stream() override { iconv_close(convert_); }
+  Utf16Stream(const Utf16Stream&) = delete;
+  Utf16Stream& operator=(const Utf16Stream&) = delete;
+
+  size_t Read(char* data, size_t size) override {
+    while (out_begin_ == out_.size()) {
+      if (!Convert()) return 0;
+    }
+    const size_t n = std::min(size, out_.size() - out_begin_);
+    std::memcpy(data, out_.data() + out_begin_, n);
+    out_begin_ += n;
+    return n;
+  }
+  const std::string& error() const override { return input_->error(); }
+
+ private:
+  static constexpr size_t kChunk = 64 << 10;
+
+  // Converts the next chunk of input into out_; false at the end.
+  bool Convert() {
+    out_.clear();
+    out_begin_ = 0;
+    const size_t carried = in_.size();
+    in_.resize(carried + kChunk);
+    const size_t got = input_->Read(in_.data() + carried, kChunk);
+    in_.resize(carried + got);
+    if (got == 0) return false;
+    out_.resize(in_.size() * 2 + 8);  // a UTF-16 unit is at most 3 bytes of UTF-8 (4 per pair)
+    char* in = in_.data();
+    size_t in_left = in_.size();
+    char* out = out_.data();
+    size_t out_left = out_.size();
+    while (in_left > 0) {
+      if (iconv(convert_, &in, &in_left, &out, &out_left) != static_cast<size_t>(-1)) break;
+      if (errno == EINVAL) break;  // a unit or pair cut by the chunk: carried to the next
+      if (errno != EILSEQ || out_left < 3) break;
+      std::memcpy(out, "\xEF\xBF\xBD", 3);  // U+FFFD for the unit iconv refused
+      out += 3;
+      out_left -= 3;
+      in += std::min<size_t>(2, in_left);
+      in_left -= std::min<size_t>(2, in_left);
+    }
+    out_.resize(out_.size() - out_left);
+    in_.erase(0, in_.size() - in_left);
+    return true;
+  }
+
+  std::unique_ptr<ByteStream> input_;
+  iconv_t convert_;
+  std::string in_;   // input not converted yet (a cut unit)
+  std::string out_;  // converted text not read yet, from out_begin_
+  size_t out_begin_ = 0;
+};
+
 // The producer side fills whole chunks; the consumer copies out of the oldest full one. Error
 // and end pass from the producer with the last chunk, under the mutex.
 class ReadAheadStream final : public ByteStream {
@@ -524,6 +586,29 @@ Compression SniffCompression(std::string_view head) {
     return Compression::kXz;
   if (starts("\x28\xb5\x2f\xfd")) return Compression::kZstd;
   return Compression::kNone;
+}
+
+std::optional<TextEncoding> SniffUtf16(std::string_view head) {
+  if (head.starts_with("\xff\xfe")) return TextEncoding::kUtf16Le;
+  if (head.starts_with("\xfe\xff")) return TextEncoding::kUtf16Be;
+  return std::nullopt;
+}
+
+std::unique_ptr<ByteStream> Utf16ToUtf8(TextEncoding encoding, std::unique_ptr<ByteStream> input,
+                                        std::string* error) {
+  // The byte order mark names the order; "UTF-16LE"/"BE" read past it as U+FEFF, dropped here.
+  iconv_t convert =
+      iconv_open("UTF-8", encoding == TextEncoding::kUtf16Le ? "UTF-16LE" : "UTF-16BE");
+  if (convert == reinterpret_cast<iconv_t>(-1)) {
+    *error = std::string("cannot convert UTF-16: ") + std::strerror(errno);
+    return nullptr;
+  }
+  char bom[2];
+  if (input->Read(bom, 2) != 2) {
+    iconv_close(convert);
+    return input;  // nothing after the mark
+  }
+  return std::make_unique<Utf16Stream>(std::move(input), convert);
 }
 
 std::string_view CompressionName(Compression compression) {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -56,6 +57,16 @@ std::string_view CompressionName(Compression compression);
 // Wraps `input` in the decoder of `compression` (or returns it as is for kNone). Returns nullptr
 // and sets *error (without the path) if the decoder cannot start.
 std::unique_ptr<ByteStream> MakeDecoder(Compression compression, std::unique_ptr<ByteStream> input,
+                                        std::string* error);
+
+enum class TextEncoding { kUtf16Le, kUtf16Be };
+
+// UTF-16 text, recognised by its byte order mark; nullopt for anything else (UTF-8 is read as is).
+std::optional<TextEncoding> SniffUtf16(std::string_view head);
+
+// `input` (UTF-16 in `encoding`, at its byte order mark) as UTF-8 text. Returns nullptr and sets
+// *error (without the path) if the conversion cannot start.
+std::unique_ptr<ByteStream> Utf16ToUtf8(TextEncoding encoding, std::unique_ptr<ByteStream> input,
                                         std::string* error);
 
 // Runs `stream` on a thread of its own that reads ahead into a few large buffers, so that

@@ -260,9 +260,11 @@ std::unique_ptr<LineReader> LineReader::Open(const std::string& path, std::strin
     return nullptr;
   }
   Compression compression = source_internal::SniffCompression(head);
+  const auto utf16 = source_internal::SniffUtf16(head);
   const bool regular_file = input->regular_file();
   std::string why;
-  auto stream = source_internal::MakeDecoder(compression, std::move(input), &why);
+  auto stream = utf16 ? source_internal::Utf16ToUtf8(*utf16, std::move(input), &why)
+                      : source_internal::MakeDecoder(compression, std::move(input), &why);
   if (stream == nullptr) {
     *error = path + ": " + why;
     return nullptr;

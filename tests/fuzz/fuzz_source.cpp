@@ -1,5 +1,5 @@
-// The source stage on arbitrary bytes: plain, gzip, bzip2, xz and zstd streams, whole, cut or
-// corrupt. Every line that comes out is bounded, numbered in order, and reading always ends.
+// The source stage on arbitrary bytes: plain, UTF-16, gzip, bzip2, xz and zstd streams, whole, cut
+// or corrupt. Every line that comes out is bounded, numbered in order, and reading always ends.
 #include <cstdint>
 #include <string>
 
