@@ -308,3 +308,27 @@ TEST_CASE("a table's collective_timeout signature finds the silent ranks under a
   const Analysis dropped = analyze({job}, unmarked);
   CHECK_FALSE(find(dropped, "nccl-rank-behind"));
 }
+
+TEST_CASE("a dump that shows no address is kept, on the address another dump ties its index to") {
+  auto state = [](std::optional<int> index, std::string pci) {
+    GpuState s;
+    s.host = "node-a";
+    s.gpu.index = index;
+    s.gpu.pci = std::move(pci);
+    s.fields["remapped_rows.pending"] = "yes";
+    return s;
+  };
+  // A dcgmi report names GPU 3 by id, a CSV query ties id 3 to its address; a pasted
+  // `-q` section names nothing; dcgmi's GPU 0 has no address anywhere.
+  const std::vector<GpuState> states = {state(3, ""), state(3, "0000:3b:00.0"),
+                                        state(std::nullopt, ""), state(0, "")};
+  const Correlation correlation = correlate({}, states, {});
+  REQUIRE(correlation.gpus.size() == 3);
+  CHECK(correlation.gpus[0].gpu.pci == "0000:3b:00.0");
+  CHECK(correlation.gpus[0].states.size() == 2);
+  CHECK(correlation.gpus[1].gpu.pci.empty());
+  CHECK(!correlation.gpus[1].gpu.index);
+  CHECK(correlation.gpus[1].states.size() == 1);
+  CHECK(correlation.gpus[2].gpu.pci.empty());
+  CHECK(correlation.gpus[2].gpu.index == 0);
+}
