@@ -991,10 +991,61 @@ TEST_CASE("state sources: dcgmi diag 3.x text with a pending row remap") {
   CHECK(gpu.gpu.index == 1);
   CHECK(gpu.gpu.pci.empty());
   CHECK_FALSE(gpu.time.known());
-  CHECK(gpu.fields == std::map<std::string, std::string>{{"remapped_rows.pending", "yes"}});
+  CHECK(gpu.fields == std::map<std::string, std::string>{{"remapped_rows.pending", "yes"},
+                                                         {"dcgm.diag.failed", "1"}});
   CHECK(FieldLine(gpu, "remapped_rows.pending") == LineOf(kDiag3, "| Warning"));
+  CHECK(FieldLine(gpu, "dcgm.diag.failed") == LineOf(kDiag3, "Fail - GPU: 1"));
   CHECK(gpu.source.signature == "dcgmi");
-  CHECK(gpu.source.line == LineOf(kDiag3, "| Warning"));
+  CHECK(gpu.source.line == LineOf(kDiag3, "Fail - GPU: 1"));
+}
+
+// stas00/ml-engineering debug.md, a `-r 2` fragment as posted (verbatim, its last row without
+// its closing bar): GPU 0 fails GPU Memory, 1-7 pass.
+TEST_CASE("state sources: dcgmi diag 3.x results name the GPUs that failed a test") {
+  const std::string_view text =
+      R"(| GPU Memory                | Pass - GPUs: 1, 2, 3, 4, 5, 6, 7               |
+|                           | Fail - GPU: 0                                  |
+| Warning                   | GPU 0 Thermal violations totaling 13.3 second  |
+|                           | s started at 9.7 seconds into the test for GP  |
+|                           | U 0 Verify that the cooling on this machine i  |
+|                           | s functional, including external, thermal mat  |
+|                           | erial interface, fans, and any other componen  |
+|                           | ts.
+)";
+  const std::vector<GpuState> states = Read(text);
+  REQUIRE(states.size() == 1);
+  CHECK(states[0].gpu.index == 0);
+  CHECK(states[0].fields == std::map<std::string, std::string>{{"dcgm.diag.failed", "1"}});
+  CHECK(FieldLine(states[0], "dcgm.diag.failed") == 2);
+}
+
+// NVIDIA/DCGM#49 (verbatim head): a test every GPU failed names none; DCGM#254 (4.4.1,
+// verbatim): a 4.x test that failed without a failing GPU row.
+TEST_CASE("state sources: dcgmi diag failures with no GPU named go to a GPU of no id") {
+  const std::string_view all =
+      R"(+-----  Integration  -------+------------------------------------------------+
+| PCIe                      | Fail - All                                     |
+| Warning                   | GPU 0GPU 0's NvLink link 0 is currently down   |
+|                           | Run a field diagnostic on the GPU., GPU 0GPU   |
+)";
+  std::vector<GpuState> states = Read(all);
+  REQUIRE(states.size() == 1);
+  CHECK_FALSE(states[0].gpu.index);
+  CHECK(states[0].fields == std::map<std::string, std::string>{{"dcgm.diag.failed_all", "1"}});
+  CHECK(FieldLine(states[0], "dcgm.diag.failed_all") == 2);
+
+  const std::string_view whole_test =
+      R"(| pcie                      | Fail                                           |
+| Warning                   | There was an internal error during the test:   |
+|                           | 'A child process (2378806) exited with non-ze  |
+|                           | ro status 1' Check DCGM and system logs for e  |
++---------------------------+------------------------------------------------+
+)";
+  states = Read(whole_test);
+  REQUIRE(states.size() == 1);
+  CHECK_FALSE(states[0].gpu.index);
+  CHECK(states[0].fields == std::map<std::string, std::string>{{"dcgm.diag.failed_all", "1"}});
+  CHECK(FieldLine(states[0], "dcgm.diag.failed_all") == 1);
 }
 
 // bundles.md 3.1: the 4.x rows (verbatim frame of DCGM#124/#254), with the derived
@@ -1032,6 +1083,11 @@ TEST_CASE("state sources: dcgmi diag 4.x text, two GPUs") {
   CHECK(Field(states[1], "remapped_rows.uncorrectable") == "3");
   CHECK(Field(states[1], "remapped_rows.pending") == "yes");
   CHECK(FieldLine(states[1], "remapped_rows.uncorrectable") == 15);
+  // Both GPUs failed `software` by name; `memory` passed.
+  CHECK(Field(states[0], "dcgm.diag.failed") == "1");
+  CHECK(FieldLine(states[0], "dcgm.diag.failed") == 11);
+  CHECK(Field(states[1], "dcgm.diag.failed") == "1");
+  CHECK(Field(states[0], "dcgm.diag.failed_all") == "<absent>");
 }
 
 // bundles.md 3.3, derived box of the memory-watch failure (verbatim as given there); then the
@@ -1095,8 +1151,11 @@ TEST_CASE("state sources: other DCGM memory messages in a diag box") {
                                 {"dcgm.retired_pages_at_least", "15"},
                                 {"ecc.errors.uncorrected.volatile.total", "2"},
                                 {"ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", "yes"},
+                                {"dcgm.diag.failed", "1"},
                             });
   CHECK(is_state_field("dcgm.retired_pages_at_least"));
+  CHECK(is_state_field("dcgm.diag.failed"));
+  CHECK(is_state_field("dcgm.diag.failed_all"));
 }
 
 // bundles.md 3.2 schema, JsonCpp styled, after the prompt that ran it.
