@@ -1158,6 +1158,68 @@ TEST_CASE("state sources: other DCGM memory messages in a diag box") {
   CHECK(is_state_field("dcgm.diag.failed_all"));
 }
 
+// ---------------------------------------------------------------------------------------------
+// nvidia-smi nvlink -e.
+
+// stas00/ml-engineering debug.md (H100, verbatim but for its "[...]" line), then the GB300 of
+// NVIDIA/srt-slurm#307 (tab-indented, no UUID) with a count planted on link 1.
+TEST_CASE("state sources: nvidia-smi nvlink -e sums each counter over the links") {
+  const std::string_view h100 = R"($ nvidia-smi nvlink -e
+GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-abcdefab-cdef-abdc-abcd-abababababab)
+         Link 0: Replay Errors: 0
+         Link 0: Recovery Errors: 0
+         Link 0: CRC Errors: 0
+
+         Link 1: Replay Errors: 0
+         Link 1: Recovery Errors: 0
+         Link 1: CRC Errors: 0
+)";
+  std::vector<GpuState> states = Read(h100);
+  REQUIRE(states.size() == 1);
+  CHECK(states[0].gpu.index == 0);
+  CHECK(states[0].gpu.product == "NVIDIA H100 80GB HBM3");
+  CHECK(states[0].gpu.uuid == "GPU-abcdefab-cdef-abdc-abcd-abababababab");
+  CHECK(states[0].source.line == 2);
+  CHECK(states[0].fields == std::map<std::string, std::string>{{"nvlink.errors.replay", "0"},
+                                                               {"nvlink.errors.recovery", "0"},
+                                                               {"nvlink.errors.crc", "0"},
+                                                               {"nvlink.errors.total", "0"}});
+  CHECK(is_state_field("nvlink.errors.total"));
+
+  const std::string_view gb300 =
+      "GPU 0: NVIDIA GB300\n"
+      "\t Link 0: Replay Errors: 0\n"
+      "\t Link 0: Recovery Errors: 0\n"
+      "\t Link 0: CRC Errors: 0\n"
+      "\t Link 1: Replay Errors: 7\n"
+      "\t Link 1: CRC Errors: 5\n"
+      "GPU 1: NVIDIA GB300\n"
+      "\t Link 0: Replay Errors: 0\n"
+      "$ ls -al /dev/nvidia-caps-imex-channels/\n";
+  states = Read(gb300);
+  REQUIRE(states.size() == 2);
+  CHECK(states[0].gpu.product == "NVIDIA GB300");
+  CHECK(states[0].gpu.uuid.empty());
+  CHECK(Field(states[0], "nvlink.errors.replay") == "7");
+  CHECK(Field(states[0], "nvlink.errors.crc") == "5");
+  CHECK(Field(states[0], "nvlink.errors.total") == "12");
+  CHECK(FieldLine(states[0], "nvlink.errors.total") == 6);
+  CHECK(FieldLine(states[0], "nvlink.errors.recovery") == 3);
+  CHECK(states[1].gpu.index == 1);
+  CHECK(Field(states[1], "nvlink.errors.total") == "0");
+}
+
+// `nvidia-smi -L` and `nvlink --status` (NVIDIA/k8s-test-infra#371, verbatim) have the GPU line
+// but no counter: no snapshot.
+TEST_CASE("state sources: GPU lines without NVLink counters make no snapshot") {
+  const std::string_view status =
+      R"(GPU 0: NVIDIA GB200 (UUID: GPU-d1b93026-6d5b-03bd-3a71-f85b47a61bde)
+         Link 0: 53.125 GB/s
+         Link 1: 53.125 GB/s
+)";
+  CHECK(Read(status).empty());
+}
+
 // bundles.md 3.2 schema, JsonCpp styled, after the prompt that ran it.
 constexpr std::string_view kDiagJson = R"(root@node17:~# dcgmi diag -r 1 -j
 {

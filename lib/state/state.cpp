@@ -6,6 +6,7 @@
 #include "state/dcgmi.h"
 #include "state/exporter.h"
 #include "state/fields.h"
+#include "state/nvlink.h"
 #include "state/query.h"
 #include "state/xml.h"
 
@@ -19,7 +20,8 @@ struct StateReader::Impl {
         csv(path, &states),
         xml(path, &states),
         exporter(path, &states),
-        dcgmi(path, &states) {}
+        dcgmi(path, &states),
+        nvlink(path, &states) {}
 
   std::vector<GpuState> states;
   state_internal::QueryTextReader query;
@@ -27,6 +29,7 @@ struct StateReader::Impl {
   state_internal::XmlDumpReader xml;
   state_internal::ExporterReader exporter;
   state_internal::DcgmiReader dcgmi;
+  state_internal::NvlinkReader nvlink;
 };
 
 StateReader::StateReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
@@ -36,7 +39,8 @@ StateReader& StateReader::operator=(StateReader&&) noexcept = default;
 
 bool StateReader::InDump() const {
   const Impl& r = *impl_;
-  return !(r.query.idle() && r.csv.idle() && r.xml.idle() && r.exporter.idle() && r.dcgmi.idle());
+  return !(r.query.idle() && r.csv.idle() && r.xml.idle() && r.exporter.idle() && r.dcgmi.idle() &&
+           r.nvlink.idle());
 }
 
 void StateReader::Feed(std::string_view text, uint64_t line_number) {
@@ -49,7 +53,8 @@ void StateReader::Feed(std::string_view text, uint64_t line_number) {
         !state_internal::CsvQueryReader::MayOpen(line) &&
         !state_internal::XmlDumpReader::MayOpen(line) &&
         !state_internal::ExporterReader::MayOpen(line) &&
-        !state_internal::DcgmiReader::MayOpen(line)) {
+        !state_internal::DcgmiReader::MayOpen(line) &&
+        !state_internal::NvlinkReader::MayOpen(line)) {
       return;
     }
   }
@@ -58,6 +63,7 @@ void StateReader::Feed(std::string_view text, uint64_t line_number) {
   r.xml.Feed(text, line_number);
   r.exporter.Feed(text, line_number);
   r.dcgmi.Feed(text, line_number);
+  r.nvlink.Feed(text, line_number);
 }
 
 std::vector<GpuState> StateReader::Finish() {
@@ -66,12 +72,14 @@ std::vector<GpuState> StateReader::Finish() {
   impl_->xml.Finish();
   impl_->exporter.Finish();
   impl_->dcgmi.Finish();
+  impl_->nvlink.Finish();
   return std::exchange(impl_->states, {});
 }
 
 bool is_state_field(std::string_view field) {
   return state_internal::IsQueryTextField(field) || state_internal::IsXmlField(field) ||
-         state_internal::IsExporterField(field) || state_internal::IsDcgmiField(field);
+         state_internal::IsExporterField(field) || state_internal::IsDcgmiField(field) ||
+         state_internal::IsNvlinkField(field);
 }
 
 }  // namespace faultline

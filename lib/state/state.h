@@ -1,5 +1,5 @@
 // Device state dumps (nvidia-smi -q text and -q -x XML, nvidia-smi CSV queries, dcgm-exporter
-// scrapes, dcgmi health and diag reports) -> GpuState snapshots.
+// scrapes, dcgmi health and diag reports, nvidia-smi nvlink -e) -> GpuState snapshots.
 #pragma once
 
 #include <cstdint>
