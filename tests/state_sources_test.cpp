@@ -1220,6 +1220,77 @@ TEST_CASE("state sources: GPU lines without NVLink counters make no snapshot") {
   CHECK(Read(status).empty());
 }
 
+// ---------------------------------------------------------------------------------------------
+// nvidia-smi's default table.
+
+// AlexeyAB/darknet#86 (verbatim, a 369.30 WDDM table): ECC N/A, nothing stored but identity.
+TEST_CASE("state sources: nvidia-smi table rows name the GPU by index and bus id") {
+  const std::string_view text =
+      R"(+-----------------------------------------------------------------------------+
+| NVIDIA-SMI 369.30                 Driver Version: 369.30                    |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name            TCC/WDDM | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  GeForce 840M       WDDM  | 0000:03:00.0     Off |                  N/A |
+| N/A   37C    P8    N/A /  N/A |     52MiB /  2048MiB |      0%      Default |
++-------------------------------+----------------------+----------------------+
+)";
+  const std::vector<GpuState> states = Read(text);
+  REQUIRE(states.size() == 1);
+  CHECK(states[0].gpu.index == 0);
+  CHECK(states[0].gpu.pci == "0000:03:00.0");
+  CHECK(states[0].gpu.product == "GeForce 840M");
+  CHECK(states[0].fields.empty());
+  CHECK(states[0].source.line == 7);
+}
+
+// Azure/azhpc-diagnostics#77 (verbatim): ERR! in power usage, ECC 0; then
+// utkuozdemir/nvidia_gpu_exporter#393 (verbatim): ERR! glued to the bar, ECC Off, names cut
+// short; and the #77 row with an ECC count planted.
+TEST_CASE("state sources: nvidia-smi table ERR! cells and the Volatile Uncorr. ECC column") {
+  const std::string_view azure =
+      R"(+-------------------------------+----------------------+----------------------+
+|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |                    0 |
+| N/A   29C    P0   ERR! / 250W |    593MiB / 16160MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+)";
+  std::vector<GpuState> states = Read(azure);
+  REQUIRE(states.size() == 1);
+  CHECK(states[0].gpu.index == 1);
+  CHECK(states[0].gpu.pci == normalize_pci("00008ED0:00:00.0"));
+  CHECK(states[0].gpu.product.empty());
+  CHECK(states[0].fields ==
+        std::map<std::string, std::string>{{"ecc.errors.uncorrected.volatile.total", "0"},
+                                           {"smi.err_readings", "1"}});
+  CHECK(FieldLine(states[0], "smi.err_readings") == 3);
+  CHECK(is_state_field("smi.err_readings"));
+
+  const std::string_view exporter =
+      R"(+-----------------------------------------+------------------------+----------------------+
+|  13  NVIDIA RTX 4000 Ada Gene...    On  |   00000000:C9:00.0 Off |                  Off |
+| 30%   33C    P8              4W /  130W |       1MiB /  20475MiB |      0%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+|  14  NVIDIA RTX 4000 Ada Gene...    On  |   00000000:CC:00.0 Off |                  Off |
+|ERR!   68C    P2             99W /  130W |       1MiB /  20475MiB |     93%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+)";
+  states = Read(exporter);
+  REQUIRE(states.size() == 2);
+  CHECK(states[0].gpu.index == 13);
+  CHECK(states[0].fields.empty());
+  CHECK(states[1].gpu.index == 14);
+  CHECK(states[1].gpu.pci == "0000:cc:00.0");
+  CHECK(states[1].fields == std::map<std::string, std::string>{{"smi.err_readings", "1"}});
+
+  states = Read("|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |                    2 |");
+  REQUIRE(states.size() == 1);
+  CHECK(Field(states[0], "ecc.errors.uncorrected.volatile.total") == "2");
+}
+
 // bundles.md 3.2 schema, JsonCpp styled, after the prompt that ran it.
 constexpr std::string_view kDiagJson = R"(root@node17:~# dcgmi diag -r 1 -j
 {

@@ -8,6 +8,7 @@
 #include "state/fields.h"
 #include "state/nvlink.h"
 #include "state/query.h"
+#include "state/table.h"
 #include "state/xml.h"
 
 namespace faultline {
@@ -21,7 +22,8 @@ struct StateReader::Impl {
         xml(path, &states),
         exporter(path, &states),
         dcgmi(path, &states),
-        nvlink(path, &states) {}
+        nvlink(path, &states),
+        table(path, &states) {}
 
   std::vector<GpuState> states;
   state_internal::QueryTextReader query;
@@ -30,6 +32,7 @@ struct StateReader::Impl {
   state_internal::ExporterReader exporter;
   state_internal::DcgmiReader dcgmi;
   state_internal::NvlinkReader nvlink;
+  state_internal::TableReader table;
 };
 
 StateReader::StateReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
@@ -40,7 +43,7 @@ StateReader& StateReader::operator=(StateReader&&) noexcept = default;
 bool StateReader::InDump() const {
   const Impl& r = *impl_;
   return !(r.query.idle() && r.csv.idle() && r.xml.idle() && r.exporter.idle() && r.dcgmi.idle() &&
-           r.nvlink.idle());
+           r.nvlink.idle() && r.table.idle());
 }
 
 void StateReader::Feed(std::string_view text, uint64_t line_number) {
@@ -54,7 +57,8 @@ void StateReader::Feed(std::string_view text, uint64_t line_number) {
         !state_internal::XmlDumpReader::MayOpen(line) &&
         !state_internal::ExporterReader::MayOpen(line) &&
         !state_internal::DcgmiReader::MayOpen(line) &&
-        !state_internal::NvlinkReader::MayOpen(line)) {
+        !state_internal::NvlinkReader::MayOpen(line) &&
+        !state_internal::TableReader::MayOpen(line)) {
       return;
     }
   }
@@ -64,6 +68,7 @@ void StateReader::Feed(std::string_view text, uint64_t line_number) {
   r.exporter.Feed(text, line_number);
   r.dcgmi.Feed(text, line_number);
   r.nvlink.Feed(text, line_number);
+  r.table.Feed(text, line_number);
 }
 
 std::vector<GpuState> StateReader::Finish() {
@@ -73,13 +78,14 @@ std::vector<GpuState> StateReader::Finish() {
   impl_->exporter.Finish();
   impl_->dcgmi.Finish();
   impl_->nvlink.Finish();
+  impl_->table.Finish();
   return std::exchange(impl_->states, {});
 }
 
 bool is_state_field(std::string_view field) {
   return state_internal::IsQueryTextField(field) || state_internal::IsXmlField(field) ||
          state_internal::IsExporterField(field) || state_internal::IsDcgmiField(field) ||
-         state_internal::IsNvlinkField(field);
+         state_internal::IsNvlinkField(field) || state_internal::IsTableField(field);
 }
 
 }  // namespace faultline
