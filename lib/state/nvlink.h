@@ -14,11 +14,12 @@ namespace faultline::state_internal {
 // Whether the NVLink reader stores `field` ("nvlink.errors.replay", "nvlink.errors.total").
 bool IsNvlinkField(std::string_view field);
 
-// Reads `nvidia-smi nvlink -e`: a `GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)` line, then
-// `Link 0: Replay Errors: 0` per link and counter, blank lines between links. One GpuState per
-// GPU, known by its index, product and UUID; each counter is summed over the links
-// ("nvlink.errors.replay", "nvlink.errors.recovery", "nvlink.errors.crc"), and all of them
-// ("nvlink.errors.total"). Link lines pasted without their GPU line make a GpuState of no GPU.
+// Reads `nvidia-smi nvlink -e` (docs/formats/nvidia.md 4.7): a `GPU 0: NVIDIA H100 80GB HBM3
+// (UUID: GPU-...)` line, then `Link 0: Replay Errors: 0` per link and counter, blank lines
+// between links. One GpuState per GPU, known by its index, product and UUID; each counter is
+// summed over the links ("nvlink.errors.replay", "nvlink.errors.recovery", "nvlink.errors.crc"),
+// and all of them ("nvlink.errors.total"). Link lines pasted without their GPU line make a
+// GpuState of no GPU.
 class NvlinkReader {
  public:
   // Appends each GPU's snapshot to *out.

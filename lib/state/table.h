@@ -15,7 +15,7 @@ namespace faultline::state_internal {
 // "ecc.errors.uncorrected.volatile.total").
 bool IsTableField(std::string_view field);
 
-// Reads the table `nvidia-smi` prints without options: per GPU a row
+// Reads the table `nvidia-smi` prints without options (docs/formats/nvidia.md 4.6): per GPU a row
 // `|   0  NVIDIA H100 80GB HBM3   On  |   00000000:18:00.0 Off |                    0 |`
 // (index, name, persistence or driver model; bus id, display; Volatile Uncorr. ECC), then rows
 // of readings (fan, temperature, power, memory, utilisation, MIG mode), up to the rule under
