@@ -332,3 +332,32 @@ TEST_CASE("a dump that shows no address is kept, on the address another dump tie
   CHECK(correlation.gpus[2].gpu.pci.empty());
   CHECK(correlation.gpus[2].gpu.index == 0);
 }
+
+// leptonai/gpud#80's `-q` fragment and stas00/ml-engineering's dcgmi diag row (both verbatim):
+// neither shows an address, and each is still a diagnosis, of a GPU unknown or known by id.
+TEST_CASE("a pasted Remapped Rows section and a dcgmi report are diagnosed without an address") {
+  const fs::path logs =
+      fs::temp_directory_path() / ("faultline-unaddressed-test-" + std::to_string(getpid()));
+  fs::remove_all(logs);
+  fs::create_directories(logs);
+  std::ofstream(logs / "nvidia-smi-q.txt") << "    Remapped Rows\n"
+                                              "        Correctable Error                 : 0\n"
+                                              "        Uncorrectable Error               : 4\n"
+                                              "        Pending                           : Yes\n";
+  std::ofstream(logs / "dcgmi-diag.txt")
+      << "|-----  Deployment  --------+------------------------------------------------|\n"
+         "| Error                     | GPU 3 has uncorrectable memory errors and row  |\n"
+         "|                           |  remappings are pending                        |\n";
+  const Analysis analysis = analyze({logs.string()}, catalog());
+  fs::remove_all(logs);
+  std::vector<const Diagnosis*> pending;
+  for (const Diagnosis& d : analysis.diagnoses) {
+    if (d.failure->id == "row-remap-pending") pending.push_back(&d);
+  }
+  REQUIRE(pending.size() == 2);
+  for (const Diagnosis* d : pending) CHECK(d->gpu.pci.empty());
+  CHECK(std::any_of(pending.begin(), pending.end(),
+                    [](const Diagnosis* d) { return d->gpu.index == 3; }));
+  CHECK(std::any_of(pending.begin(), pending.end(),
+                    [](const Diagnosis* d) { return !d->gpu.index; }));
+}
