@@ -356,8 +356,13 @@ TEST_CASE("a pasted Remapped Rows section and a dcgmi report are diagnosed witho
   }
   REQUIRE(pending.size() == 2);
   for (const Diagnosis* d : pending) CHECK(d->gpu.pci.empty());
-  CHECK(std::any_of(pending.begin(), pending.end(),
-                    [](const Diagnosis* d) { return d->gpu.index == 3; }));
+  const auto by_id = std::find_if(pending.begin(), pending.end(),
+                                  [](const Diagnosis* d) { return d->gpu.index == 3; });
+  REQUIRE(by_id != pending.end());
+  // The fix names the GPU by the id nvidia-smi -i takes.
+  CHECK(std::any_of((*by_id)->fix.begin(), (*by_id)->fix.end(), [](const std::string& step) {
+    return step.find("`nvidia-smi -r -i 3`") != std::string::npos;
+  }));
   CHECK(std::any_of(pending.begin(), pending.end(),
                     [](const Diagnosis* d) { return !d->gpu.index; }));
 }
