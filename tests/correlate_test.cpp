@@ -323,4 +323,61 @@ TEST_CASE("a folder that names a kind of log is not a host; an sosreport's hostn
   std::set<std::string> hosts;
   for (const InputSummary& input : analysis.inputs) hosts.insert(input.host);
   CHECK(hosts == std::set<std::string>{"", "node17", "gpu-node-7"});
+
+TEST_CASE("a dump that shows no address is kept, on the address another dump ties its index to") {
+  auto state = [](std::optional<int> index, std::string pci) {
+    GpuState s;
+    s.host = "node-a";
+    s.gpu.index = index;
+    s.gpu.pci = std::move(pci);
+    s.fields["remapped_rows.pending"] = "yes";
+    return s;
+  };
+  // A dcgmi report names GPU 3 by id, a CSV query ties id 3 to its address; a pasted
+  // `-q` section names nothing; dcgmi's GPU 0 has no address anywhere.
+  const std::vector<GpuState> states = {state(3, ""), state(3, "0000:3b:00.0"),
+                                        state(std::nullopt, ""), state(0, "")};
+  const Correlation correlation = correlate({}, states, {});
+  REQUIRE(correlation.gpus.size() == 3);
+  CHECK(correlation.gpus[0].gpu.pci == "0000:3b:00.0");
+  CHECK(correlation.gpus[0].states.size() == 2);
+  CHECK(correlation.gpus[1].gpu.pci.empty());
+  CHECK(!correlation.gpus[1].gpu.index);
+  CHECK(correlation.gpus[1].states.size() == 1);
+  CHECK(correlation.gpus[2].gpu.pci.empty());
+  CHECK(correlation.gpus[2].gpu.index == 0);
+}
+
+// leptonai/gpud#80's `-q` fragment and stas00/ml-engineering's dcgmi diag row (both verbatim):
+// neither shows an address, and each is still a diagnosis, of a GPU unknown or known by id.
+TEST_CASE("a pasted Remapped Rows section and a dcgmi report are diagnosed without an address") {
+  const fs::path logs =
+      fs::temp_directory_path() / ("faultline-unaddressed-test-" + std::to_string(getpid()));
+  fs::remove_all(logs);
+  fs::create_directories(logs);
+  std::ofstream(logs / "nvidia-smi-q.txt") << "    Remapped Rows\n"
+                                              "        Correctable Error                 : 0\n"
+                                              "        Uncorrectable Error               : 4\n"
+                                              "        Pending                           : Yes\n";
+  std::ofstream(logs / "dcgmi-diag.txt")
+      << "|-----  Deployment  --------+------------------------------------------------|\n"
+         "| Error                     | GPU 3 has uncorrectable memory errors and row  |\n"
+         "|                           |  remappings are pending                        |\n";
+  const Analysis analysis = analyze({logs.string()}, catalog());
+  fs::remove_all(logs);
+  std::vector<const Diagnosis*> pending;
+  for (const Diagnosis& d : analysis.diagnoses) {
+    if (d.failure->id == "row-remap-pending") pending.push_back(&d);
+  }
+  REQUIRE(pending.size() == 2);
+  for (const Diagnosis* d : pending) CHECK(d->gpu.pci.empty());
+  const auto by_id = std::find_if(pending.begin(), pending.end(),
+                                  [](const Diagnosis* d) { return d->gpu.index == 3; });
+  REQUIRE(by_id != pending.end());
+  // The fix names the GPU by the id nvidia-smi -i takes.
+  CHECK(std::any_of((*by_id)->fix.begin(), (*by_id)->fix.end(), [](const std::string& step) {
+    return step.find("`nvidia-smi -r -i 3`") != std::string::npos;
+  }));
+  CHECK(std::any_of(pending.begin(), pending.end(),
+                    [](const Diagnosis* d) { return !d->gpu.index; }));
 }

@@ -991,10 +991,61 @@ TEST_CASE("state sources: dcgmi diag 3.x text with a pending row remap") {
   CHECK(gpu.gpu.index == 1);
   CHECK(gpu.gpu.pci.empty());
   CHECK_FALSE(gpu.time.known());
-  CHECK(gpu.fields == std::map<std::string, std::string>{{"remapped_rows.pending", "yes"}});
+  CHECK(gpu.fields == std::map<std::string, std::string>{{"remapped_rows.pending", "yes"},
+                                                         {"dcgm.diag.failed", "1"}});
   CHECK(FieldLine(gpu, "remapped_rows.pending") == LineOf(kDiag3, "| Warning"));
+  CHECK(FieldLine(gpu, "dcgm.diag.failed") == LineOf(kDiag3, "Fail - GPU: 1"));
   CHECK(gpu.source.signature == "dcgmi");
-  CHECK(gpu.source.line == LineOf(kDiag3, "| Warning"));
+  CHECK(gpu.source.line == LineOf(kDiag3, "Fail - GPU: 1"));
+}
+
+// stas00/ml-engineering debug.md, a `-r 2` fragment as posted (verbatim, its last row without
+// its closing bar): GPU 0 fails GPU Memory, 1-7 pass.
+TEST_CASE("state sources: dcgmi diag 3.x results name the GPUs that failed a test") {
+  const std::string_view text =
+      R"(| GPU Memory                | Pass - GPUs: 1, 2, 3, 4, 5, 6, 7               |
+|                           | Fail - GPU: 0                                  |
+| Warning                   | GPU 0 Thermal violations totaling 13.3 second  |
+|                           | s started at 9.7 seconds into the test for GP  |
+|                           | U 0 Verify that the cooling on this machine i  |
+|                           | s functional, including external, thermal mat  |
+|                           | erial interface, fans, and any other componen  |
+|                           | ts.
+)";
+  const std::vector<GpuState> states = Read(text);
+  REQUIRE(states.size() == 1);
+  CHECK(states[0].gpu.index == 0);
+  CHECK(states[0].fields == std::map<std::string, std::string>{{"dcgm.diag.failed", "1"}});
+  CHECK(FieldLine(states[0], "dcgm.diag.failed") == 2);
+}
+
+// NVIDIA/DCGM#49 (verbatim head): a test every GPU failed names none; DCGM#254 (4.4.1,
+// verbatim): a 4.x test that failed without a failing GPU row.
+TEST_CASE("state sources: dcgmi diag failures with no GPU named go to a GPU of no id") {
+  const std::string_view all =
+      R"(+-----  Integration  -------+------------------------------------------------+
+| PCIe                      | Fail - All                                     |
+| Warning                   | GPU 0GPU 0's NvLink link 0 is currently down   |
+|                           | Run a field diagnostic on the GPU., GPU 0GPU   |
+)";
+  std::vector<GpuState> states = Read(all);
+  REQUIRE(states.size() == 1);
+  CHECK_FALSE(states[0].gpu.index);
+  CHECK(states[0].fields == std::map<std::string, std::string>{{"dcgm.diag.failed_all", "1"}});
+  CHECK(FieldLine(states[0], "dcgm.diag.failed_all") == 2);
+
+  const std::string_view whole_test =
+      R"(| pcie                      | Fail                                           |
+| Warning                   | There was an internal error during the test:   |
+|                           | 'A child process (2378806) exited with non-ze  |
+|                           | ro status 1' Check DCGM and system logs for e  |
++---------------------------+------------------------------------------------+
+)";
+  states = Read(whole_test);
+  REQUIRE(states.size() == 1);
+  CHECK_FALSE(states[0].gpu.index);
+  CHECK(states[0].fields == std::map<std::string, std::string>{{"dcgm.diag.failed_all", "1"}});
+  CHECK(FieldLine(states[0], "dcgm.diag.failed_all") == 1);
 }
 
 // bundles.md 3.1: the 4.x rows (verbatim frame of DCGM#124/#254), with the derived
@@ -1032,6 +1083,11 @@ TEST_CASE("state sources: dcgmi diag 4.x text, two GPUs") {
   CHECK(Field(states[1], "remapped_rows.uncorrectable") == "3");
   CHECK(Field(states[1], "remapped_rows.pending") == "yes");
   CHECK(FieldLine(states[1], "remapped_rows.uncorrectable") == 15);
+  // Both GPUs failed `software` by name; `memory` passed.
+  CHECK(Field(states[0], "dcgm.diag.failed") == "1");
+  CHECK(FieldLine(states[0], "dcgm.diag.failed") == 11);
+  CHECK(Field(states[1], "dcgm.diag.failed") == "1");
+  CHECK(Field(states[0], "dcgm.diag.failed_all") == "<absent>");
 }
 
 // bundles.md 3.3, derived box of the memory-watch failure (verbatim as given there); then the
@@ -1095,8 +1151,144 @@ TEST_CASE("state sources: other DCGM memory messages in a diag box") {
                                 {"dcgm.retired_pages_at_least", "15"},
                                 {"ecc.errors.uncorrected.volatile.total", "2"},
                                 {"ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", "yes"},
+                                {"dcgm.diag.failed", "1"},
                             });
   CHECK(is_state_field("dcgm.retired_pages_at_least"));
+  CHECK(is_state_field("dcgm.diag.failed"));
+  CHECK(is_state_field("dcgm.diag.failed_all"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// nvidia-smi nvlink -e.
+
+// stas00/ml-engineering debug.md (H100, verbatim but for its "[...]" line), then the GB300 of
+// NVIDIA/srt-slurm#307 (tab-indented, no UUID) with a count planted on link 1.
+TEST_CASE("state sources: nvidia-smi nvlink -e sums each counter over the links") {
+  const std::string_view h100 = R"($ nvidia-smi nvlink -e
+GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-abcdefab-cdef-abdc-abcd-abababababab)
+         Link 0: Replay Errors: 0
+         Link 0: Recovery Errors: 0
+         Link 0: CRC Errors: 0
+
+         Link 1: Replay Errors: 0
+         Link 1: Recovery Errors: 0
+         Link 1: CRC Errors: 0
+)";
+  std::vector<GpuState> states = Read(h100);
+  REQUIRE(states.size() == 1);
+  CHECK(states[0].gpu.index == 0);
+  CHECK(states[0].gpu.product == "NVIDIA H100 80GB HBM3");
+  CHECK(states[0].gpu.uuid == "GPU-abcdefab-cdef-abdc-abcd-abababababab");
+  CHECK(states[0].source.line == 2);
+  CHECK(states[0].fields == std::map<std::string, std::string>{{"nvlink.errors.replay", "0"},
+                                                               {"nvlink.errors.recovery", "0"},
+                                                               {"nvlink.errors.crc", "0"},
+                                                               {"nvlink.errors.total", "0"}});
+  CHECK(is_state_field("nvlink.errors.total"));
+
+  const std::string_view gb300 =
+      "GPU 0: NVIDIA GB300\n"
+      "\t Link 0: Replay Errors: 0\n"
+      "\t Link 0: Recovery Errors: 0\n"
+      "\t Link 0: CRC Errors: 0\n"
+      "\t Link 1: Replay Errors: 7\n"
+      "\t Link 1: CRC Errors: 5\n"
+      "GPU 1: NVIDIA GB300\n"
+      "\t Link 0: Replay Errors: 0\n"
+      "$ ls -al /dev/nvidia-caps-imex-channels/\n";
+  states = Read(gb300);
+  REQUIRE(states.size() == 2);
+  CHECK(states[0].gpu.product == "NVIDIA GB300");
+  CHECK(states[0].gpu.uuid.empty());
+  CHECK(Field(states[0], "nvlink.errors.replay") == "7");
+  CHECK(Field(states[0], "nvlink.errors.crc") == "5");
+  CHECK(Field(states[0], "nvlink.errors.total") == "12");
+  CHECK(FieldLine(states[0], "nvlink.errors.total") == 6);
+  CHECK(FieldLine(states[0], "nvlink.errors.recovery") == 3);
+  CHECK(states[1].gpu.index == 1);
+  CHECK(Field(states[1], "nvlink.errors.total") == "0");
+}
+
+// `nvidia-smi -L` and `nvlink --status` (NVIDIA/k8s-test-infra#371, verbatim) have the GPU line
+// but no counter: no snapshot.
+TEST_CASE("state sources: GPU lines without NVLink counters make no snapshot") {
+  const std::string_view status =
+      R"(GPU 0: NVIDIA GB200 (UUID: GPU-d1b93026-6d5b-03bd-3a71-f85b47a61bde)
+         Link 0: 53.125 GB/s
+         Link 1: 53.125 GB/s
+)";
+  CHECK(Read(status).empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// nvidia-smi's default table.
+
+// AlexeyAB/darknet#86 (verbatim, a 369.30 WDDM table): ECC N/A, nothing stored but identity.
+TEST_CASE("state sources: nvidia-smi table rows name the GPU by index and bus id") {
+  const std::string_view text =
+      R"(+-----------------------------------------------------------------------------+
+| NVIDIA-SMI 369.30                 Driver Version: 369.30                    |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name            TCC/WDDM | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  GeForce 840M       WDDM  | 0000:03:00.0     Off |                  N/A |
+| N/A   37C    P8    N/A /  N/A |     52MiB /  2048MiB |      0%      Default |
++-------------------------------+----------------------+----------------------+
+)";
+  const std::vector<GpuState> states = Read(text);
+  REQUIRE(states.size() == 1);
+  CHECK(states[0].gpu.index == 0);
+  CHECK(states[0].gpu.pci == "0000:03:00.0");
+  CHECK(states[0].gpu.product == "GeForce 840M");
+  CHECK(states[0].fields.empty());
+  CHECK(states[0].source.line == 7);
+}
+
+// Azure/azhpc-diagnostics#77 (verbatim): ERR! in power usage, ECC 0; then
+// utkuozdemir/nvidia_gpu_exporter#393 (verbatim): ERR! glued to the bar, ECC Off, names cut
+// short; and the #77 row with an ECC count planted.
+TEST_CASE("state sources: nvidia-smi table ERR! cells and the Volatile Uncorr. ECC column") {
+  const std::string_view azure =
+      R"(+-------------------------------+----------------------+----------------------+
+|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |                    0 |
+| N/A   29C    P0   ERR! / 250W |    593MiB / 16160MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+)";
+  std::vector<GpuState> states = Read(azure);
+  REQUIRE(states.size() == 1);
+  CHECK(states[0].gpu.index == 1);
+  CHECK(states[0].gpu.pci == normalize_pci("00008ED0:00:00.0"));
+  CHECK(states[0].gpu.product.empty());
+  CHECK(states[0].fields ==
+        std::map<std::string, std::string>{{"ecc.errors.uncorrected.volatile.total", "0"},
+                                           {"smi.err_readings", "1"}});
+  CHECK(FieldLine(states[0], "smi.err_readings") == 3);
+  CHECK(is_state_field("smi.err_readings"));
+
+  const std::string_view exporter =
+      R"(+-----------------------------------------+------------------------+----------------------+
+|  13  NVIDIA RTX 4000 Ada Gene...    On  |   00000000:C9:00.0 Off |                  Off |
+| 30%   33C    P8              4W /  130W |       1MiB /  20475MiB |      0%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+|  14  NVIDIA RTX 4000 Ada Gene...    On  |   00000000:CC:00.0 Off |                  Off |
+|ERR!   68C    P2             99W /  130W |       1MiB /  20475MiB |     93%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+)";
+  states = Read(exporter);
+  REQUIRE(states.size() == 2);
+  CHECK(states[0].gpu.index == 13);
+  CHECK(states[0].fields.empty());
+  CHECK(states[1].gpu.index == 14);
+  CHECK(states[1].gpu.pci == "0000:cc:00.0");
+  CHECK(states[1].fields == std::map<std::string, std::string>{{"smi.err_readings", "1"}});
+
+  states = Read("|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |                    2 |");
+  REQUIRE(states.size() == 1);
+  CHECK(Field(states[0], "ecc.errors.uncorrected.volatile.total") == "2");
 }
 
 // bundles.md 3.2 schema, JsonCpp styled, after the prompt that ran it.

@@ -71,10 +71,25 @@ class GpuTable {
     return out_->gpus[it->second];
   }
 
+  // The GPU of a dump that shows no address (a pasted `-q` section, a dcgmi report naming GPUs
+  // by id): its address when another dump of the host ties its index to one, else a GPU of
+  // unknown address, one per host and index.
+  GpuFindings& FindUnaddressed(const std::string& host, std::optional<int> index) {
+    if (const std::string pci = PciOfIndex(host, index); !pci.empty()) return Find(host, pci);
+    auto [it, inserted] = unaddressed_.emplace(std::make_pair(host, index), out_->gpus.size());
+    if (inserted) {
+      out_->gpus.emplace_back();
+      out_->gpus.back().host = host;
+      out_->gpus.back().gpu.index = index;
+    }
+    return out_->gpus[it->second];
+  }
+
  private:
   Correlation* out_;
   std::map<std::string, std::set<std::string>> hosts_of_;
   std::map<std::pair<std::string, std::string>, size_t> index_;
+  std::map<std::pair<std::string, std::optional<int>>, size_t> unaddressed_;
   std::map<std::pair<std::string, int>, std::string> pci_of_index_;
 };
 
@@ -186,8 +201,8 @@ Correlation correlate(const std::vector<Event>& events, const std::vector<GpuSta
     if (!is_identity(event)) gpu.events.push_back(&event);
   }
   for (const GpuState& state : states) {
-    if (state.gpu.pci.empty()) continue;
-    GpuFindings& gpu = table.Find(state.host, state.gpu.pci);
+    GpuFindings& gpu = state.gpu.pci.empty() ? table.FindUnaddressed(state.host, state.gpu.index)
+                                             : table.Find(state.host, state.gpu.pci);
     merge_identity(state.gpu, &gpu.gpu);
     gpu.states.push_back(&state);
   }

@@ -156,7 +156,12 @@ std::string fill(const std::string& text, const Subject& subject) {
   const GpuRef& gpu = subject.gpu;
   return fill_template(text, [&](std::string_view name) -> std::optional<std::string> {
     if (name == "host") return subject.host.empty() ? "the node" : subject.host;
-    if (name == "gpu") return gpu.pci.empty() ? "the GPU" : gpu.pci;
+    // What `nvidia-smi -i` takes: the address, else the UUID or index of a dump that showed none.
+    if (name == "gpu") {
+      if (!gpu.pci.empty()) return gpu.pci;
+      if (!gpu.uuid.empty()) return gpu.uuid;
+      return gpu.index ? std::to_string(*gpu.index) : "the GPU";
+    }
     if (name == "gpu_index") {
       return gpu.index         ? std::to_string(*gpu.index)
              : gpu.pci.empty() ? std::string("<GPU index>")

@@ -194,9 +194,9 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   bool kernel_log = false;  // decided so by the sniffer
   Line line;
   while (reader.Next(&line)) {
-    sniffer.Observe(line.text);
     if (line.number <= kHostLines) builder.NoteHost(line.text);
     states.Feed(line.text, line.number);
+    sniffer.Observe(line.text, states.InDump());
     // A kernel log holds no training metrics: once that is clear, stop looking for them.
     if (!kernel_log) kernel_log = sniffer.decided() && sniffer.kind() == InputKind::kKernelLog;
     if (!kernel_log) metrics.Feed(line.text, line.number);

@@ -31,6 +31,8 @@ bool looks_kernel(std::string_view line) {
 bool looks_nvidia_smi(std::string_view line) {
   if (line.starts_with("==============NVSMI LOG")) return true;
   if (line.starts_with("GPU 0000")) return true;
+  // What nvidia-smi prints instead of a GPU it cannot open.
+  if (line.starts_with("Unable to determine the device handle for GPU")) return true;
   // "    Product Name                          : A100-SXM4-40GB"
   return line.starts_with("    ") && line.find(" : ") != std::string_view::npos &&
          line.find("  : ") != std::string_view::npos;
@@ -47,10 +49,12 @@ bool looks_training(std::string_view line) {
 
 }  // namespace
 
-void KindSniffer::Observe(std::string_view line) {
+void KindSniffer::Observe(std::string_view line, bool in_device_dump) {
   // The first lines decide; after them the vote no longer changes enough to pay for.
   if (observed_++ >= kDecidingLines) return;
-  if (looks_kernel(line)) {
+  if (in_device_dump) {
+    ++votes_[kNvidiaSmi];
+  } else if (looks_kernel(line)) {
     ++votes_[kKernel];
   } else if (looks_nvidia_smi(line)) {
     ++votes_[kNvidiaSmi];

@@ -11,8 +11,10 @@ namespace faultline {
 
 class KindSniffer {
  public:
-  // Looks at one line; only the first kDecidingLines lines of an input are judged.
-  void Observe(std::string_view line);
+  // Looks at one line; only the first kDecidingLines lines of an input are judged. A line the
+  // state readers took as part of a device dump (`in_device_dump`: a table row, an NVLink
+  // counter) counts as nvidia-smi output whatever it looks like.
+  void Observe(std::string_view line, bool in_device_dump);
   // A kernel log, nvidia-smi output or a training log; mixed when several kinds hold a large
   // share, or text when none is recognised.
   InputKind kind() const;

@@ -57,6 +57,13 @@ constexpr Rule kRules[] = {
      "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", "yes"},
 };
 
+// What the diag boxes say of each test (docs/formats/bundles.md 3.1): how many each GPU failed,
+// and how many failed with no GPU named.
+constexpr std::string_view kFailedField = "dcgm.diag.failed";
+constexpr std::string_view kFailedAllField = "dcgm.diag.failed_all";
+constexpr std::string_view kFail = "Fail";
+constexpr std::string_view kStatuses[] = {"Pass", "Fail", "Warn", "Skip"};
+
 // Top keys of the documents this reader opens (docs/formats/bundles.md 3.2, 3.3); other JSON is
 // skipped.
 constexpr std::string_view kJsonMarkers[] = {"\"DCGM GPU Diagnostic\"", "\"DCGM Diagnostic\"",
@@ -142,6 +149,40 @@ bool SplitRow(std::string_view row, std::string_view* left, std::string_view* ri
   return true;
 }
 
+// The left cell of a message row: "Warning", "Info", "Error" (3.x), "Warning: GPU0" (4.x).
+bool IsMessageName(std::string_view name) {
+  for (std::string_view kind : {"Warning", "Info", "Error"}) {
+    if (name.starts_with(kind) &&
+        (name.size() == kind.size() || name.substr(kind.size()).starts_with(": "))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The status a result cell starts with ("Fail - GPU: 1", "Fail"), taken off it; "" if none.
+std::string_view TakeStatus(std::string_view* cell) {
+  for (std::string_view status : kStatuses) {
+    if (cell->starts_with(status)) {
+      cell->remove_prefix(status.size());
+      return status;
+    }
+  }
+  return {};
+}
+
+// "0, 2, 3" -> the GPU ids; false, with *ids partly filled, if an item is none.
+bool ParseIdList(std::string_view list, std::vector<int>* ids) {
+  while (!list.empty()) {
+    const size_t comma = std::min(list.find(','), list.size());
+    const std::optional<int> id = ParseId(trim(list.substr(0, comma)));
+    if (!id) return false;
+    ids->push_back(*id);
+    list.remove_prefix(std::min(comma + 1, list.size()));
+  }
+  return !ids->empty();
+}
+
 bool IsRow(std::string_view line) {
   return line.size() >= 2 && line.front() == '|' && line.back() == '|';
 }
@@ -198,7 +239,8 @@ void WalkJson(const json& node, std::string_view key, int depth, const Visit& vi
 }  // namespace
 
 bool IsDcgmiField(std::string_view field) {
-  return std::any_of(std::begin(kRules), std::end(kRules),
+  return field == kFailedField || field == kFailedAllField ||
+         std::any_of(std::begin(kRules), std::end(kRules),
                      [&](const Rule& rule) { return rule.field == field; });
 }
 
@@ -222,6 +264,7 @@ void DcgmiReader::Feed(std::string_view text, uint64_t line_number) {
     TakeRow(line, text, line_number);
   } else if (IsRule(line)) {
     EndMessage();
+    EndTest();
   } else {
     EndMessage();
     EndReport();
@@ -242,6 +285,7 @@ void DcgmiReader::TakeRow(std::string_view row, std::string_view text, uint64_t 
     EndMessage();
     return;
   }
+  if (!IsMessageName(left)) TakeResult(left, trim(right), text, line_number);
   if (!left.empty() || !message_) {
     EndMessage();
     message_ = Message();
@@ -249,6 +293,62 @@ void DcgmiReader::TakeRow(std::string_view row, std::string_view text, uint64_t 
     message_->line = std::string(text);
   }
   if (message_->text.size() < kMaxMessage) message_->text += WithoutBlanks(right);
+}
+
+// A test's result cell: 3.x `Fail - All`, `Fail - GPU: 1`, `Pass - GPUs: 0, 2, 3` (the last
+// two on rows of their own); 4.x `Fail` on the test's row, then a `GPU0: Fail` row per GPU.
+void DcgmiReader::TakeResult(std::string_view name, std::string_view result, std::string_view text,
+                             uint64_t line_number) {
+  if (!name.empty()) EndTest();
+  std::string_view rest = result;
+  if (name.empty() && rest.starts_with("GPU")) {
+    rest.remove_prefix(3);
+    const size_t colon = rest.find(": ");
+    const std::optional<int> id =
+        colon == std::string_view::npos ? std::nullopt : ParseId(rest.substr(0, colon));
+    if (!id || rest.substr(colon + 2) != kFail) return;
+    CountFailure(kFailedField, id, text, line_number);
+    if (failed_test_) failed_test_->gpu_failed = true;
+    return;
+  }
+  const std::string_view status = TakeStatus(&rest);
+  if (status.empty()) return;
+  if (rest.empty()) {
+    if (!name.empty() && status == kFail) {
+      failed_test_ = FailedTest{.line_number = line_number, .line = std::string(text)};
+    }
+    return;
+  }
+  if (status != kFail || !rest.starts_with(" - ")) return;
+  rest.remove_prefix(3);
+  if (rest == "All") {
+    CountFailure(kFailedAllField, std::nullopt, text, line_number);
+    return;
+  }
+  for (std::string_view head : {"GPU: ", "GPUs: "}) {
+    std::vector<int> ids;
+    if (rest.starts_with(head) && ParseIdList(rest.substr(head.size()), &ids)) {
+      for (int id : ids) CountFailure(kFailedField, id, text, line_number);
+      return;
+    }
+  }
+}
+
+void DcgmiReader::CountFailure(std::string_view field, std::optional<int> index,
+                               std::string_view text, uint64_t line_number) {
+  Gpu* gpu = GpuOf(index, line_number, text);
+  if (!gpu) return;
+  const auto it = gpu->state.fields.find(std::string(field));
+  const int failed = it == gpu->state.fields.end() ? 0 : parse_number<int>(it->second).value_or(0);
+  SetField(field, std::to_string(failed + 1), line_number, text, &gpu->state);
+}
+
+// A 4.x test that failed without a failing GPU row failed as a whole.
+void DcgmiReader::EndTest() {
+  if (failed_test_ && !failed_test_->gpu_failed) {
+    CountFailure(kFailedAllField, std::nullopt, failed_test_->line, failed_test_->line_number);
+  }
+  failed_test_.reset();
 }
 
 void DcgmiReader::EndMessage() {
@@ -270,18 +370,8 @@ void DcgmiReader::Read(std::string_view message, uint64_t line_number, std::stri
       const re2::StringPiece id = groups[rule.gpu_arg];
       const std::optional<int> index = ParseId(std::string_view(id.data(), id.size()));
       if (!index) continue;
-      auto gpu = std::find_if(gpus_.begin(), gpus_.end(),
-                              [&](const Gpu& known) { return known.index == *index; });
-      if (gpu == gpus_.end()) {
-        if (gpus_.size() == kMaxGpus) continue;
-        gpu = gpus_.insert(gpus_.end(), Gpu{.index = *index, .state = {}});
-        gpu->state.gpu.index = *index;
-        gpu->state.source = Evidence{.path = path_,
-                                     .line = line_number,
-                                     .time = {},
-                                     .text = std::string(line),
-                                     .signature = "dcgmi"};
-      }
+      Gpu* gpu = GpuOf(index, line_number, line);
+      if (!gpu) continue;
       const re2::StringPiece count = groups[rule.count_arg];
       const std::string_view value =
           rule.value.empty() ? std::string_view(count.data(), count.size()) : rule.value;
@@ -290,7 +380,24 @@ void DcgmiReader::Read(std::string_view message, uint64_t line_number, std::stri
   }
 }
 
+DcgmiReader::Gpu* DcgmiReader::GpuOf(std::optional<int> index, uint64_t line_number,
+                                     std::string_view line) {
+  auto gpu = std::find_if(gpus_.begin(), gpus_.end(),
+                          [&](const Gpu& known) { return known.index == index; });
+  if (gpu != gpus_.end()) return &*gpu;
+  if (gpus_.size() == kMaxGpus) return nullptr;
+  Gpu& added = gpus_.emplace_back(Gpu{.index = index, .state = {}});
+  added.state.gpu.index = index;
+  added.state.source = Evidence{.path = path_,
+                                .line = line_number,
+                                .time = {},
+                                .text = std::string(line),
+                                .signature = "dcgmi"};
+  return &added;
+}
+
 void DcgmiReader::EndReport() {
+  EndTest();
   for (Gpu& gpu : gpus_) out_->push_back(std::move(gpu.state));
   gpus_.clear();
 }

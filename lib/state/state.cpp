@@ -6,7 +6,9 @@
 #include "state/dcgmi.h"
 #include "state/exporter.h"
 #include "state/fields.h"
+#include "state/nvlink.h"
 #include "state/query.h"
+#include "state/table.h"
 #include "state/xml.h"
 
 namespace faultline {
@@ -19,7 +21,9 @@ struct StateReader::Impl {
         csv(path, &states),
         xml(path, &states),
         exporter(path, &states),
-        dcgmi(path, &states) {}
+        dcgmi(path, &states),
+        nvlink(path, &states),
+        table(path, &states) {}
 
   std::vector<GpuState> states;
   state_internal::QueryTextReader query;
@@ -27,6 +31,8 @@ struct StateReader::Impl {
   state_internal::XmlDumpReader xml;
   state_internal::ExporterReader exporter;
   state_internal::DcgmiReader dcgmi;
+  state_internal::NvlinkReader nvlink;
+  state_internal::TableReader table;
 };
 
 StateReader::StateReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
@@ -36,7 +42,8 @@ StateReader& StateReader::operator=(StateReader&&) noexcept = default;
 
 bool StateReader::InDump() const {
   const Impl& r = *impl_;
-  return !(r.query.idle() && r.csv.idle() && r.xml.idle() && r.exporter.idle() && r.dcgmi.idle());
+  return !(r.query.idle() && r.csv.idle() && r.xml.idle() && r.exporter.idle() && r.dcgmi.idle() &&
+           r.nvlink.idle() && r.table.idle());
 }
 
 void StateReader::Feed(std::string_view text, uint64_t line_number) {
@@ -49,7 +56,9 @@ void StateReader::Feed(std::string_view text, uint64_t line_number) {
         !state_internal::CsvQueryReader::MayOpen(line) &&
         !state_internal::XmlDumpReader::MayOpen(line) &&
         !state_internal::ExporterReader::MayOpen(line) &&
-        !state_internal::DcgmiReader::MayOpen(line)) {
+        !state_internal::DcgmiReader::MayOpen(line) &&
+        !state_internal::NvlinkReader::MayOpen(line) &&
+        !state_internal::TableReader::MayOpen(line)) {
       return;
     }
   }
@@ -58,6 +67,8 @@ void StateReader::Feed(std::string_view text, uint64_t line_number) {
   r.xml.Feed(text, line_number);
   r.exporter.Feed(text, line_number);
   r.dcgmi.Feed(text, line_number);
+  r.nvlink.Feed(text, line_number);
+  r.table.Feed(text, line_number);
 }
 
 std::vector<GpuState> StateReader::Finish() {
@@ -66,12 +77,15 @@ std::vector<GpuState> StateReader::Finish() {
   impl_->xml.Finish();
   impl_->exporter.Finish();
   impl_->dcgmi.Finish();
+  impl_->nvlink.Finish();
+  impl_->table.Finish();
   return std::exchange(impl_->states, {});
 }
 
 bool is_state_field(std::string_view field) {
   return state_internal::IsQueryTextField(field) || state_internal::IsXmlField(field) ||
-         state_internal::IsExporterField(field) || state_internal::IsDcgmiField(field);
+         state_internal::IsExporterField(field) || state_internal::IsDcgmiField(field) ||
+         state_internal::IsNvlinkField(field) || state_internal::IsTableField(field);
 }
 
 }  // namespace faultline

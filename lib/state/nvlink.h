@@ -1,0 +1,49 @@
+// The `nvidia-smi nvlink -e` reader behind StateReader.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model.h"
+
+namespace faultline::state_internal {
+
+// Whether the NVLink reader stores `field` ("nvlink.errors.replay", "nvlink.errors.total").
+bool IsNvlinkField(std::string_view field);
+
+// Reads `nvidia-smi nvlink -e` (docs/formats/nvidia.md 4.7): a `GPU 0: NVIDIA H100 80GB HBM3
+// (UUID: GPU-...)` line, then `Link 0: Replay Errors: 0` per link and counter, blank lines
+// between links. One GpuState per GPU, known by its index, product and UUID; each counter is
+// summed over the links ("nvlink.errors.replay", "nvlink.errors.recovery", "nvlink.errors.crc"),
+// and all of them ("nvlink.errors.total"). Link lines pasted without their GPU line make a
+// GpuState of no GPU.
+class NvlinkReader {
+ public:
+  // Appends each GPU's snapshot to *out.
+  NvlinkReader(std::string path, std::vector<GpuState>* out);
+
+  void Feed(std::string_view text, uint64_t line_number);
+  // Ends the input: the open block, if any, is finished.
+  void Finish() { EndBlock(); }
+
+  // Whether no dump is open, so that Feed does nothing with a line MayOpen turns down.
+  bool idle() const { return !block_; }
+  // Whether `line` (trimmed) may open a dump of this shape: a cheap look, true for every line
+  // that does.
+  static bool MayOpen(std::string_view line);
+
+ private:
+  void StartBlock(std::string_view text, uint64_t line_number);
+  bool TakeLink(std::string_view line, std::string_view text, uint64_t line_number);
+  void EndBlock();
+
+  std::string path_;
+  std::vector<GpuState>* out_;
+  std::optional<GpuState> block_;
+  bool has_links_ = false;  // whether the open block read a counter, else it was no dump
+};
+
+}  // namespace faultline::state_internal
