@@ -323,6 +323,7 @@ TEST_CASE("a folder that names a kind of log is not a host; an sosreport's hostn
   std::set<std::string> hosts;
   for (const InputSummary& input : analysis.inputs) hosts.insert(input.host);
   CHECK(hosts == std::set<std::string>{"", "node17", "gpu-node-7"});
+}
 
 TEST_CASE("a dump that shows no address is kept, on the address another dump ties its index to") {
   auto state = [](std::optional<int> index, std::string pci) {
