@@ -83,6 +83,30 @@ const RE2& boot_pattern() {
   return re;
 }
 
+// journalctl -o short-monotonic: "[  219.470994] host kernel: ".
+const RE2& monotonic_host_pattern() {
+  static const RE2 re(R"(^\[\s*\d+\.\d+\] ([A-Za-z0-9][A-Za-z0-9._-]*) kernel: )");
+  return re;
+}
+
+// A raw /dev/kmsg record's header, "prio,seq,usec,flags;": its microseconds since boot.
+std::optional<double> kmsg_boot_seconds(std::string_view prefix) {
+  const size_t semicolon = prefix.find(';');
+  if (semicolon == std::string_view::npos) return std::nullopt;
+  std::string_view header = prefix.substr(0, semicolon);
+  uint64_t numbers[3] = {};
+  for (uint64_t& number : numbers) {
+    const auto [end, ec] = std::from_chars(header.data(), header.data() + header.size(), number);
+    if (ec != std::errc() || end == header.data()) return std::nullopt;
+    header.remove_prefix(static_cast<size_t>(end - header.data()));
+    if (!header.starts_with(',')) return std::nullopt;
+    header.remove_prefix(1);
+  }
+  // The flags: '-', 'c' or '+' (a continued fragment), maybe more in later kernels.
+  if (header.find_first_of(" [") != std::string_view::npos) return std::nullopt;
+  return static_cast<double>(numbers[2]) / 1e6;
+}
+
 // "host kernel: " or "host prog[pid]: " right after a syslog or ISO time stamp.
 const RE2& host_pattern() {
   static const RE2 re(R"(^([A-Za-z0-9][A-Za-z0-9._-]*) [A-Za-z0-9_./-]+(?:\[\d+\])?: )");
@@ -156,10 +180,21 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
   RE2::PartialMatch(text, nccl_pattern(), &out.host);
   re2::StringPiece y, mo, d, h, mi, s, frac, zone, whole;
 
+  if (!prefix.empty() && prefix[0] >= '0' && prefix[0] <= '9') {
+    if (auto boot = kmsg_boot_seconds(prefix)) {
+      out.boot_seconds = *boot;
+      out.time = Timestamp::BootRelative(*boot);
+      return out;
+    }
+  }
   if (RE2::PartialMatch(text, boot_pattern(), &whole, &frac)) {
     out.boot_seconds = to_int(std::string_view(whole.data(), whole.size())) +
                        fraction(std::string_view(frac.data(), frac.size()));
     out.time = Timestamp::BootRelative(*out.boot_seconds);
+    std::string host;
+    if (prefix.starts_with('[') && RE2::PartialMatch(text, monotonic_host_pattern(), &host)) {
+      set_host(std::move(host), &out);
+    }
   }
 
   re2::StringPiece iso_match;
