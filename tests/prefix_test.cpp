@@ -190,3 +190,15 @@ TEST_CASE("journalctl -o json: the message and its envelope") {
   CHECK_FALSE(parse_journal_json(R"({ "MESSAGE" : "cut off)"));
   CHECK_FALSE(parse_journal_json("NVRM: Xid (PCI:0000:3b:00): 79"));
 }
+
+TEST_CASE("journalctl in another locale: the month as LC_TIME abbreviates it") {
+  // NVIDIA/open-gpu-kernel-modules#1045 (Polish) and a Chinese blog's nvidia-bug-report grep.
+  auto polish = parse_prefix("kwi 15 07:56:59 testowy kernel: ", 2025);
+  CHECK(polish.time.iso() == "2025-04-15T07:56:59");
+  CHECK(polish.host == "testowy");
+  auto chinese = parse_prefix("6\xe6\x9c\x88 28 02:52:53 jjf-Super-Server kernel: ", 2024);
+  CHECK(chinese.time.iso() == "2024-06-28T02:52:53");
+  CHECK(chinese.host == "jjf-Super-Server");
+  // An unknown word in the month's place gives no time.
+  CHECK_FALSE(parse_prefix("step 15 07:56:59 ", 2025).time.known());
+}

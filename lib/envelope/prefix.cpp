@@ -20,6 +20,33 @@ int month_number(std::string_view name) {
   return 0;
 }
 
+// journalctl and syslog write the month as the locale's LC_TIME abbreviation (%b): besides
+// English, German, Spanish and Polish ones, and the Chinese and Japanese "6月".
+constexpr std::array<std::array<std::string_view, 12>, 3> kLocalMonths = {{
+    {"Jan", "Feb", "M\xc3\xa4r", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez"},
+    {"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic"},
+    {"sty", "lut", "mar", "kwi", "maj", "cze", "lip", "sie", "wrz", "pa\xc5\xba", "lis", "gru"},
+}};
+
+int syslog_month(std::string_view name) {
+  if (const int english = month_number(name)) return english;
+  for (const auto& months : kLocalMonths) {
+    for (size_t i = 0; i < months.size(); ++i) {
+      if (months[i] == name) return static_cast<int>(i) + 1;
+    }
+  }
+  constexpr std::string_view kYue = "\xe6\x9c\x88";  // 月
+  if (name.ends_with(kYue) && name.size() > kYue.size()) {
+    int month = 0;
+    const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), month);
+    if (ec == std::errc() && end == name.data() + name.size() - kYue.size() && month >= 1 &&
+        month <= 12) {
+      return month;
+    }
+  }
+  return 0;
+}
+
 int to_int(std::string_view text) {
   int value = 0;
   std::from_chars(text.data(), text.data() + text.size(), value);
@@ -64,7 +91,7 @@ const RE2& dmesg_t_pattern() {
 
 const RE2& syslog_pattern() {
   static const RE2 re(
-      R"(^([A-Z][a-z]{2}) +(0?[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(?:\.(\d+))? )");
+      R"(^(\S{2,6}) +(0?[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(?:\.(\d+))? )");
   return re;
 }
 
@@ -223,9 +250,9 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
     return out;
   }
   if (RE2::PartialMatch(text, syslog_pattern(), &mo, &d, &h, &mi, &s, &frac) &&
-      month_number({mo.data(), mo.size()}) != 0) {
+      syslog_month({mo.data(), mo.size()}) != 0) {
     out.time = Timestamp::Absolute(
-        unix_seconds(year, month_number({mo.data(), mo.size()}), to_int({d.data(), d.size()}),
+        unix_seconds(year, syslog_month({mo.data(), mo.size()}), to_int({d.data(), d.size()}),
                      to_int({h.data(), h.size()}), to_int({mi.data(), mi.size()}),
                      to_int({s.data(), s.size()}) + fraction({frac.data(), frac.size()})),
         std::nullopt);
