@@ -142,3 +142,73 @@ TEST_CASE("a Nonfatal NVLink5 event is a warning, not the fatal NVLink diagnosis
   CHECK(analysis.diagnoses[0].failure->id == "nvlink-nonfatal");
   CHECK(analysis.diagnoses[0].failure->severity == Severity::kWarning);
 }
+
+// Identifier variants as people post them (issue 15): each line is kept as an event; an
+// address the poster elided leaves the GPU unknown, never the line dropped.
+TEST_CASE("Xid lines with the address elided: events with the GPU unknown") {
+  // NVIDIA/nccl#2241, as posted.
+  const Analysis analysis = diagnose_text(
+      "kernel: NVRM: Xid (PCI:...): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 11 (...)\n"
+      "kernel: NVRM: Xid (PCI:...): 137, RLW_RXPIPE interrupt hit on link 11 on GPU0: PRIV "
+      "Error\n");
+  std::vector<int> xids;
+  for (const Event& event : analysis.events) {
+    if (!event.xid) continue;
+    xids.push_back(*event.xid);
+    CHECK(event.gpu.pci.empty());
+  }
+  CHECK(xids == std::vector<int>{145, 137});
+  REQUIRE_FALSE(analysis.diagnoses.empty());
+  CHECK(analysis.diagnoses[0].failure->id != "unrecognised-errors");
+}
+
+TEST_CASE("Xid and fallen-off-bus lines with the PCI function, without it or the domain") {
+  struct Case {
+    const char* line;
+    const char* id;
+    const char* gpu;
+  };
+  // NVSentinel's syslog-health-monitor notes and tests, and gpud's xid tests.
+  const Case cases[] = {
+      {"[ 1108.858286] NVRM: Xid (PCI:0000:b3:00.0): 79, pid=1234, name=nv-hostengine",
+       "gpu-off-bus", "0000:b3:00.0"},
+      {"NVRM: Xid (PCI:0000:3f:00): 46", "xid-46", "0000:3f:00.0"},
+      {"NVRM: GPU 18:00.0: GPU has fallen off the bus.", "gpu-off-bus", "0000:18:00.0"},
+      {"NVRM: The NVIDIA GPU 0000:b4:00.0 fallen off the bus and is not responding to commands.",
+       "gpu-off-bus", "0000:b4:00.0"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.line);
+    const Analysis analysis = diagnose_text(std::string(c.line) + "\n");
+    REQUIRE_FALSE(analysis.diagnoses.empty());
+    CHECK(analysis.diagnoses[0].failure->id == c.id);
+    CHECK(analysis.diagnoses[0].gpu.pci == c.gpu);
+  }
+}
+
+TEST_CASE("the driver's UUID line with the PCI function names the GPU") {
+  // NVSentinel's syslog-health-monitor tests.
+  const Analysis analysis = diagnose_text("NVRM: GPU at PCI:0000:00:08.0: GPU-123\n");
+  REQUIRE(analysis.events.size() == 1);
+  CHECK(analysis.events[0].gpu.pci == "0000:00:08.0");
+  CHECK(analysis.events[0].gpu.uuid == "GPU-123");
+}
+
+TEST_CASE("the Kubernetes device plugin's XidCriticalError names the Xid and the GPU's UUID") {
+  // NVIDIA/k8s-device-plugin#189 (Go log stamps) and akash-network/support#244 (kubectl logs
+  // --timestamps before a klog line), as posted.
+  const Analysis xid69 = diagnose_text(
+      "2020/08/10 19:09:42 XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-"
+      "f93c9ea826a8, the device will go unhealthy.\n");
+  REQUIRE_FALSE(xid69.diagnoses.empty());
+  CHECK(xid69.diagnoses[0].failure->id == "xid-69");
+  REQUIRE(xid69.events.size() == 1);
+  CHECK(xid69.events[0].gpu.uuid == "GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8");
+  const Analysis xid94 = diagnose_text(
+      "2024-08-09T13:32:51.873588972Z I0809 13:32:51.873541       1 health.go:185] "
+      "XidCriticalError: Xid=94 on Device=GPU-3b6ec030-5adc-1847-e155-79f635584b4e; marking "
+      "device as unhealthy.\n");
+  REQUIRE_FALSE(xid94.diagnoses.empty());
+  CHECK(xid94.diagnoses[0].failure->id == "ecc-contained");
+  CHECK(xid94.diagnoses[0].first_seen.iso() == "2024-08-09T13:32:51.873589+00:00");
+}

@@ -130,3 +130,75 @@ TEST_CASE("--tz: fixed offsets and tz database names place wall-clock times") {
     CHECK_MESSAGE(!TimeZone::Parse(bad), bad);
   }
 }
+
+TEST_CASE("raw /dev/kmsg records: microseconds since boot") {
+  // GPUD pkg/kmsg/testdata/kmsg.1.log.
+  const std::string_view line = "6,3964,206764307,-;nvidia-nvswitch2: open (major=510)";
+  auto p = parse_prefix(line.substr(0, line.find(';') + 1), 2024);
+  CHECK(p.time.kind == Timestamp::Kind::kBootRelative);
+  CHECK(p.time.seconds == doctest::Approx(206.764307));
+  REQUIRE(p.boot_seconds);
+  CHECK(*p.boot_seconds == doctest::Approx(206.764307));
+}
+
+TEST_CASE("journalctl -o short-monotonic and short-precise name the host") {
+  // An ath10k report on linux-wireless (journalctl -o short-monotonic), as posted.
+  auto monotonic = parse_prefix("[    9.235159] abreu kernel: ", 2025);
+  CHECK(monotonic.time.seconds == doctest::Approx(9.235159));
+  CHECK(monotonic.host == "abreu");
+  // A raw dmesg line's message names no host.
+  CHECK(parse_prefix("[    9.235159] ath10k_pci 0000:3a:00.0: ", 2025).host.empty());
+  // Another tool's test data, in journalctl -o short-precise.
+  auto precise = parse_prefix("Sep 12 14:25:44.984246 host kernel: ", 2025);
+  CHECK(precise.host == "host");
+  CHECK(precise.time.iso() == "2025-09-12T14:25:44.984246");
+}
+
+TEST_CASE("kubectl logs --timestamps: RFC 3339 with nanoseconds before the container's line") {
+  // akash-network/support#244.
+  auto p = parse_prefix(
+      "2024-08-09T13:32:51.873588972Z I0809 13:32:51.873541       1 health.go:185] ", 2020);
+  CHECK(p.time.iso() == "2024-08-09T13:32:51.873589+00:00");
+  CHECK(p.host.empty());
+}
+
+TEST_CASE("journalctl -o json: the message and its envelope") {
+  using faultline::parse_journal_json;
+  // A record as journalctl -o json prints it (yandex wall-e checks' test data).
+  const auto record = parse_journal_json(
+      R"({ "__CURSOR" : "s=2c2f7f3d64d844aa9bc1844a48026313;i=1f345;b=c4b33c96f240457abc130dcb73da2b24;m=192b58ccf5;t=5aec659160d52;x=eb931437dac873e3", "__REALTIME_TIMESTAMP" : "1599541804928338", "__MONOTONIC_TIMESTAMP" : "108101422325", "_BOOT_ID" : "c4b33c96f240457abc130dcb73da2b24", "_MACHINE_ID" : "6641fb6ac4e235aef340bea75f556792", "_HOSTNAME" : "vla2-6758.search.yandex.net", "_TRANSPORT" : "kernel", "SYSLOG_FACILITY" : "0", "SYSLOG_IDENTIFIER" : "kernel", "_SOURCE_MONOTONIC_TIMESTAMP" : "108101136410", "PRIORITY" : "2", "MESSAGE" : "EXT4-fs error (device sdc2): ext4_wait_block_bitmap:519: comm Trash:store1: Cannot read block bitmap - block_group = 2571, block_bitmap = 83886091" })");
+  REQUIRE(record);
+  CHECK(record->message ==
+        "EXT4-fs error (device sdc2): ext4_wait_block_bitmap:519: comm Trash:store1: Cannot read "
+        "block bitmap - block_group = 2571, block_bitmap = 83886091");
+  CHECK(record->envelope.host == "vla2-6758.search.yandex.net");
+  CHECK(record->envelope.time.iso() == "2020-09-08T05:10:04.928338+00:00");
+  REQUIRE(record->envelope.boot_seconds);
+  CHECK(*record->envelope.boot_seconds == doctest::Approx(108101.422325));
+
+  // Escapes, and a message journald stored as bytes.
+  const auto escaped = parse_journal_json(
+      R"({ "MESSAGE" : "EXT4-fs (sdh2): This should not happen!! Data will be lost\\n" })");
+  REQUIRE(escaped);
+  CHECK(escaped->message == "EXT4-fs (sdh2): This should not happen!! Data will be lost\\n");
+  CHECK_FALSE(escaped->envelope.time.known());
+  const auto bytes = parse_journal_json(R"({"MESSAGE":[78,86,82,77,58,255],"PRIORITY":"4"})");
+  REQUIRE(bytes);
+  CHECK(bytes->message == "NVRM:\xff");
+
+  CHECK_FALSE(parse_journal_json(R"({"loss": 1.25, "step": 10})"));
+  CHECK_FALSE(parse_journal_json(R"({ "MESSAGE" : "cut off)"));
+  CHECK_FALSE(parse_journal_json("NVRM: Xid (PCI:0000:3b:00): 79"));
+}
+
+TEST_CASE("journalctl in another locale: the month as LC_TIME abbreviates it") {
+  // NVIDIA/open-gpu-kernel-modules#1045 (Polish) and a Chinese blog's nvidia-bug-report grep.
+  auto polish = parse_prefix("kwi 15 07:56:59 testowy kernel: ", 2025);
+  CHECK(polish.time.iso() == "2025-04-15T07:56:59");
+  CHECK(polish.host == "testowy");
+  auto chinese = parse_prefix("6\xe6\x9c\x88 28 02:52:53 jjf-Super-Server kernel: ", 2024);
+  CHECK(chinese.time.iso() == "2024-06-28T02:52:53");
+  CHECK(chinese.host == "jjf-Super-Server");
+  // An unknown word in the month's place gives no time.
+  CHECK_FALSE(parse_prefix("step 15 07:56:59 ", 2025).time.known());
+}

@@ -18,11 +18,25 @@ struct LinePrefix {
 };
 
 // Reads `prefix`, the text of a line before the message it carries. Recognises raw dmesg,
-// dmesg -T, syslog and journalctl short ("Mar  5 10:12:33 host kernel:"), ISO 8601 (RFC 3339
-// syslog, dmesg --time-format iso, a collector's "[2026-04-22T21:26:20.599Z]") anywhere in
-// the prefix; whatever else the prefix holds is passed over and the time is then unknown.
+// dmesg -T, syslog and journalctl short and short-precise ("Mar  5 10:12:33 host kernel:"),
+// journalctl short-monotonic ("[  219.470994] host kernel: "), raw /dev/kmsg records
+// ("6,3964,206764307,-;": microseconds since boot), ISO 8601 (RFC 3339 syslog, dmesg
+// --time-format iso, kubectl logs --timestamps, a collector's "[2026-04-22T21:26:20.599Z]")
+// anywhere in the prefix; whatever else the prefix holds is passed over and the time is then
+// unknown.
 // Syslog dates carry no year: `year` is used for them and the time is marked year_assumed.
 LinePrefix parse_prefix(std::string_view prefix, int year);
+
+// One record of `journalctl -o json`, a JSON object a line: the message it carries and its
+// envelope (__REALTIME_TIMESTAMP, __MONOTONIC_TIMESTAMP, _HOSTNAME).
+struct JournalRecord {
+  std::string message;  // MESSAGE with its escapes decoded; journald writes a message that is
+                        // not UTF-8 as an array of byte values, decoded too
+  LinePrefix envelope;
+};
+
+// `line` read as a journal record; nullopt unless it is a JSON object with a MESSAGE.
+std::optional<JournalRecord> parse_journal_json(std::string_view line);
 
 // The same wall-clock time in another year (for a syslog date whose year was assumed).
 Timestamp with_year(const Timestamp& time, int year);

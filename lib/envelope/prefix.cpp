@@ -20,6 +20,33 @@ int month_number(std::string_view name) {
   return 0;
 }
 
+// journalctl and syslog write the month as the locale's LC_TIME abbreviation (%b): besides
+// English, German, Spanish and Polish ones, and the Chinese and Japanese "6月".
+constexpr std::array<std::array<std::string_view, 12>, 3> kLocalMonths = {{
+    {"Jan", "Feb", "M\xc3\xa4r", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez"},
+    {"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic"},
+    {"sty", "lut", "mar", "kwi", "maj", "cze", "lip", "sie", "wrz", "pa\xc5\xba", "lis", "gru"},
+}};
+
+int syslog_month(std::string_view name) {
+  if (const int english = month_number(name)) return english;
+  for (const auto& months : kLocalMonths) {
+    for (size_t i = 0; i < months.size(); ++i) {
+      if (months[i] == name) return static_cast<int>(i) + 1;
+    }
+  }
+  constexpr std::string_view kYue = "\xe6\x9c\x88";  // 月
+  if (name.ends_with(kYue) && name.size() > kYue.size()) {
+    int month = 0;
+    const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), month);
+    if (ec == std::errc() && end == name.data() + name.size() - kYue.size() && month >= 1 &&
+        month <= 12) {
+      return month;
+    }
+  }
+  return 0;
+}
+
 int to_int(std::string_view text) {
   int value = 0;
   std::from_chars(text.data(), text.data() + text.size(), value);
@@ -64,7 +91,7 @@ const RE2& dmesg_t_pattern() {
 
 const RE2& syslog_pattern() {
   static const RE2 re(
-      R"(^([A-Z][a-z]{2}) +(0?[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(?:\.(\d+))? )");
+      R"(^(\S{2,6}) +(0?[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(?:\.(\d+))? )");
   return re;
 }
 
@@ -81,6 +108,30 @@ const RE2& boot_pattern() {
   // Up to 9 digits of seconds (31 years of uptime): what an int holds.
   static const RE2 re(R"(\[\s*(\d{1,9})\.(\d+)\])");
   return re;
+}
+
+// journalctl -o short-monotonic: "[  219.470994] host kernel: ".
+const RE2& monotonic_host_pattern() {
+  static const RE2 re(R"(^\[\s*\d+\.\d+\] ([A-Za-z0-9][A-Za-z0-9._-]*) kernel: )");
+  return re;
+}
+
+// A raw /dev/kmsg record's header, "prio,seq,usec,flags;": its microseconds since boot.
+std::optional<double> kmsg_boot_seconds(std::string_view prefix) {
+  const size_t semicolon = prefix.find(';');
+  if (semicolon == std::string_view::npos) return std::nullopt;
+  std::string_view header = prefix.substr(0, semicolon);
+  uint64_t numbers[3] = {};
+  for (uint64_t& number : numbers) {
+    const auto [end, ec] = std::from_chars(header.data(), header.data() + header.size(), number);
+    if (ec != std::errc() || end == header.data()) return std::nullopt;
+    header.remove_prefix(static_cast<size_t>(end - header.data()));
+    if (!header.starts_with(',')) return std::nullopt;
+    header.remove_prefix(1);
+  }
+  // The flags: '-', 'c' or '+' (a continued fragment), maybe more in later kernels.
+  if (header.find_first_of(" [") != std::string_view::npos) return std::nullopt;
+  return static_cast<double>(numbers[2]) / 1e6;
 }
 
 // "host kernel: " or "host prog[pid]: " right after a syslog or ISO time stamp.
@@ -156,10 +207,21 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
   RE2::PartialMatch(text, nccl_pattern(), &out.host);
   re2::StringPiece y, mo, d, h, mi, s, frac, zone, whole;
 
+  if (!prefix.empty() && prefix[0] >= '0' && prefix[0] <= '9') {
+    if (auto boot = kmsg_boot_seconds(prefix)) {
+      out.boot_seconds = *boot;
+      out.time = Timestamp::BootRelative(*boot);
+      return out;
+    }
+  }
   if (RE2::PartialMatch(text, boot_pattern(), &whole, &frac)) {
     out.boot_seconds = to_int(std::string_view(whole.data(), whole.size())) +
                        fraction(std::string_view(frac.data(), frac.size()));
     out.time = Timestamp::BootRelative(*out.boot_seconds);
+    std::string host;
+    if (prefix.starts_with('[') && RE2::PartialMatch(text, monotonic_host_pattern(), &host)) {
+      set_host(std::move(host), &out);
+    }
   }
 
   re2::StringPiece iso_match;
@@ -188,9 +250,9 @@ LinePrefix parse_prefix(std::string_view prefix, int year) {
     return out;
   }
   if (RE2::PartialMatch(text, syslog_pattern(), &mo, &d, &h, &mi, &s, &frac) &&
-      month_number({mo.data(), mo.size()}) != 0) {
+      syslog_month({mo.data(), mo.size()}) != 0) {
     out.time = Timestamp::Absolute(
-        unix_seconds(year, month_number({mo.data(), mo.size()}), to_int({d.data(), d.size()}),
+        unix_seconds(year, syslog_month({mo.data(), mo.size()}), to_int({d.data(), d.size()}),
                      to_int({h.data(), h.size()}), to_int({mi.data(), mi.size()}),
                      to_int({s.data(), s.size()}) + fraction({frac.data(), frac.size()})),
         std::nullopt);

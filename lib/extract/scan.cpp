@@ -43,7 +43,10 @@ class EventBuilder {
     if (auto tag = rank_from_path(path); tag && tag->is_local) path_local_rank_ = tag;
   }
 
-  void Add(const Line& line, const SignatureMatch& match, std::vector<Event>* events) {
+  // `journal` is the envelope of a journal record whose message `line` holds, else null: the
+  // envelope is then read from the line before the match.
+  void Add(const Line& line, const SignatureMatch& match, const LinePrefix* journal,
+           std::vector<Event>* events) {
     const Signature& signature = *match.signature;
     Event event;
     event.signature = signature.id;
@@ -91,13 +94,18 @@ class EventBuilder {
       last_pci_line_ = line.number;
     }
 
-    const std::string_view prefix = line.text.substr(0, match.begin);
-    if (auto year = find_year(prefix)) {
-      year_ = *year;
-      year_from_input_ = true;
+    LinePrefix envelope;
+    if (journal) {
+      envelope = *journal;
+    } else {
+      const std::string_view prefix = line.text.substr(0, match.begin);
+      if (auto year = find_year(prefix)) {
+        year_ = *year;
+        year_from_input_ = true;
+      }
+      envelope = parse_prefix(prefix, year_);
+      if (year_from_input_) envelope.time.year_assumed = false;
     }
-    LinePrefix envelope = parse_prefix(prefix, year_);
-    if (year_from_input_) envelope.time.year_assumed = false;
     event.host = envelope.host;  // "" until Finish() knows the input's own host
     if (!envelope.host.empty() && named_hosts_.size() < 2) named_hosts_.insert(envelope.host);
     event.evidence = {path_, line.number, envelope.time, std::string(line.text), signature.id};
@@ -109,9 +117,10 @@ class EventBuilder {
 
   // Notes the host a line's envelope names, for InputHost(); a clean log has no events that
   // would name it.
-  void NoteHost(std::string_view text) {
+  void NoteHost(std::string_view text, const LinePrefix* journal) {
     if (named_hosts_.size() >= 2) return;
-    const std::string host = parse_prefix(text.substr(0, kHostPrefixReach), year_).host;
+    const std::string host =
+        journal ? journal->host : parse_prefix(text.substr(0, kHostPrefixReach), year_).host;
     if (!host.empty()) named_hosts_.insert(host);
   }
 
@@ -192,9 +201,13 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   EventBuilder builder(reader.path(), options);
   std::vector<SignatureMatch> matches;
   bool kernel_log = false;  // decided so by the sniffer
-  Line line;
-  while (reader.Next(&line)) {
-    if (line.number <= kHostLines) builder.NoteHost(line.text);
+  Line read;
+  while (reader.Next(&read)) {
+    // journalctl -o json: the record's message is what the readers and signatures see.
+    const std::optional<JournalRecord> journal = parse_journal_json(read.text);
+    const Line line = journal ? Line{journal->message, read.number} : read;
+    const LinePrefix* envelope = journal ? &journal->envelope : nullptr;
+    if (line.number <= kHostLines) builder.NoteHost(line.text, envelope);
     states.Feed(line.text, line.number);
     sniffer.Observe(line.text, states.InDump());
     // A kernel log holds no training metrics: once that is clear, stop looking for them.
@@ -209,7 +222,7 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
            !extract_internal::error_like_outside_quotes(line.text, *match.signature))) {
         continue;
       }
-      builder.Add(line, match, &result.events);
+      builder.Add(line, match, envelope, &result.events);
     }
   }
   result.states = states.Finish();

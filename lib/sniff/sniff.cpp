@@ -10,19 +10,37 @@ bool is_digit(char c) {
   return std::isdigit(static_cast<unsigned char>(c)) != 0;
 }
 
-// "[  219.470994] ", the raw dmesg stamp.
+// "[  219.470994] ", the raw dmesg stamp, or "[  +0.000844] ", dmesg -H's time since the line
+// before.
 bool has_dmesg_stamp(std::string_view line) {
   if (line.size() < 4 || line[0] != '[') return false;
   const size_t close = line.find(']');
   if (close == std::string_view::npos || close > 20) return false;
-  const std::string_view inside = line.substr(1, close - 1);
+  std::string_view inside = line.substr(1, close - 1);
+  if (const size_t plus = inside.find('+'); plus != std::string_view::npos) {
+    if (inside.find_first_not_of(' ') != plus) return false;
+    inside.remove_prefix(plus + 1);
+  }
   return inside.find('.') != std::string_view::npos &&
          std::all_of(inside.begin(), inside.end(),
                      [](char c) { return c == ' ' || c == '.' || is_digit(c); });
 }
 
+// "6,3964,206764307,-;", a raw /dev/kmsg record's header.
+bool has_kmsg_header(std::string_view line) {
+  const size_t semicolon = line.substr(0, 48).find(';');
+  if (semicolon == std::string_view::npos || semicolon == 0) return false;
+  const std::string_view header = line.substr(0, semicolon);
+  return is_digit(header[0]) && std::count(header.begin(), header.end(), ',') >= 3 &&
+         header.find(' ') == std::string_view::npos;
+}
+
 bool looks_kernel(std::string_view line) {
-  if (has_dmesg_stamp(line)) return true;
+  if (has_dmesg_stamp(line) || has_kmsg_header(line)) return true;
+  // journalctl -o json: a record the kernel wrote.
+  if (line.starts_with('{') && line.find(R"("_TRANSPORT" : "kernel")") != std::string_view::npos) {
+    return true;
+  }
   const std::string_view head = line.substr(0, 80);
   return head.find(" kernel: ") != std::string_view::npos ||
          head.find("NVRM: ") != std::string_view::npos;
