@@ -325,6 +325,23 @@ TEST_CASE("generic key=value, key: value and JSON lines") {
   CHECK(read({"Saving model checkpoint at step=500", "the loss function is ok"}).empty());
 }
 
+TEST_CASE("blanks between a key and its value (TensorFlow, lit-gpt)") {
+  // DrSleep/tensorflow-deeplab-lfov#5: "step N <TAB> loss = X, (s sec/step)".
+  const P tf = only_point({"step 13000 \t loss = 5.128, (5.495 sec/step)"});
+  CHECK(tf.step == 13000);
+  CHECK(tf.loss == doctest::Approx(5.128));
+  // Lightning-AI/litgpt#291: gradient accumulation repeats the optimizer step; the latest wins.
+  const auto litgpt = read({"iter 7 step 1: loss 1.1201, iter time: 1819.72ms (optimizer.step)",
+                            "iter 8 step 1: loss nan, iter time: 1957.89ms"});
+  REQUIRE(litgpt.size() == 1);
+  CHECK(litgpt[0].format == "generic");
+  REQUIRE(litgpt[0].points().size() == 1);
+  CHECK(litgpt[0].points()[0].step == 1);
+  CHECK(std::isnan(litgpt[0].points()[0].loss));
+  // A key followed by a word is no value.
+  CHECK(read({"step 3 of the loss function", "Skipping step. Attempted loss scale: 64"}).empty());
+}
+
 TEST_CASE("numbers in every printed form") {
   CHECK(std::isnan(only_point({"step=1 loss=nan"}).loss));
   CHECK(std::isnan(only_point({"step=1 loss=NaN"}).loss));
