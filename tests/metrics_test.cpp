@@ -95,6 +95,31 @@ TEST_CASE("rank prefixes stack: the innermost global rank wins") {
   CHECK_FALSE(parse_rank_prefixes("hello"));
 }
 
+TEST_CASE("rank prefixes behind what carried or pasted the line") {
+  // kubectl logs --timestamps (a vLLM issue, code index 56955641363).
+  auto tag = parse_rank_prefixes(
+      "2024-07-11T12:28:23.200321639Z [rank0]: File \"/usr/local/lib/python3.10/dist-packages/vllm/"
+      "model_executor/models/phi3_small.py\", line 361, in __init__");
+  REQUIRE(tag);
+  CHECK(tag->rank == 0);
+  CHECK(tag->prefix_length == 40);
+  // A paste's line numbers (hiyouga/LlamaFactory#7396).
+  tag = parse_rank_prefixes(
+      "[80749] [rank3]:[E321 02:07:08.465224069 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 3] Exception "
+      "(either an error or timeout) detected by watchdog at work: 1580");
+  REQUIRE(tag);
+  CHECK(tag->rank == 3);
+  CHECK(tag->prefix_length == 16);
+  // A markdown quote of a Horovod run (horovod/horovod#2365).
+  tag = parse_rank_prefixes("> [1,12]<stderr>:terminate called after throwing an instance of");
+  REQUIRE(tag);
+  CHECK(tag->rank == 12);
+  // An envelope with no tag after it is no tag.
+  CHECK_FALSE(parse_rank_prefixes("2024-07-11T12:28:23.200321639Z RuntimeError: CUDA error"));
+  CHECK_FALSE(parse_rank_prefixes("[80749] hello"));
+  CHECK_FALSE(parse_rank_prefixes("> > > > [rank1]: too deep"));
+}
+
 TEST_CASE("rank from a path") {
   auto tag = rank_from_path("logs/rank3.log");
   REQUIRE(tag);
