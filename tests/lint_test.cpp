@@ -91,6 +91,19 @@ TEST_CASE("lint: reserved capture names keep the shape code reads") {
   CHECK(problems.size() == 3);
 }
 
+TEST_CASE("lint: a wrapped example's captures are checked on its lines joined") {
+  const auto problems = lint_user_table(R"json({
+    "signatures": [
+      {"id": "my-wrap", "description": "d", "lane": "job", "source": "s",
+       "pattern": "Rank (?P<rank>\\w+) timed out", "continues": {"head": "Rank \\w+$", "lines": 1},
+       "examples": {"match": [{"line": "Rank three\ntimed out"}], "no_match": ["Rank 3"]}}
+    ]})json");
+  for (const auto& problem : problems) MESSAGE(problem);
+  CHECK(
+      mentions(problems, "signature my-wrap: captures \"rank\" as \"three\", not a whole number"));
+  CHECK(problems.size() == 1);
+}
+
 TEST_CASE("lint: every signature and derived event names its lane") {
   const auto problems = lint_user_table(R"json({
     "signatures": [

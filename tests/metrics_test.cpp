@@ -95,6 +95,31 @@ TEST_CASE("rank prefixes stack: the innermost global rank wins") {
   CHECK_FALSE(parse_rank_prefixes("hello"));
 }
 
+TEST_CASE("rank prefixes behind what carried or pasted the line") {
+  // kubectl logs --timestamps (a vLLM issue, code index 56955641363).
+  auto tag = parse_rank_prefixes(
+      "2024-07-11T12:28:23.200321639Z [rank0]: File \"/usr/local/lib/python3.10/dist-packages/vllm/"
+      "model_executor/models/phi3_small.py\", line 361, in __init__");
+  REQUIRE(tag);
+  CHECK(tag->rank == 0);
+  CHECK(tag->prefix_length == 40);
+  // A paste's line numbers (hiyouga/LlamaFactory#7396).
+  tag = parse_rank_prefixes(
+      "[80749] [rank3]:[E321 02:07:08.465224069 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 3] Exception "
+      "(either an error or timeout) detected by watchdog at work: 1580");
+  REQUIRE(tag);
+  CHECK(tag->rank == 3);
+  CHECK(tag->prefix_length == 16);
+  // A markdown quote of a Horovod run (horovod/horovod#2365).
+  tag = parse_rank_prefixes("> [1,12]<stderr>:terminate called after throwing an instance of");
+  REQUIRE(tag);
+  CHECK(tag->rank == 12);
+  // An envelope with no tag after it is no tag.
+  CHECK_FALSE(parse_rank_prefixes("2024-07-11T12:28:23.200321639Z RuntimeError: CUDA error"));
+  CHECK_FALSE(parse_rank_prefixes("[80749] hello"));
+  CHECK_FALSE(parse_rank_prefixes("> > > > [rank1]: too deep"));
+}
+
 TEST_CASE("rank from a path") {
   auto tag = rank_from_path("logs/rank3.log");
   REQUIRE(tag);
@@ -323,6 +348,23 @@ TEST_CASE("generic key=value, key: value and JSON lines") {
   CHECK(read({"{\"step\": 10, \"loss\": 2.3}"})[0].format == "json");
   CHECK(read({"step=10 loss=2.5"})[0].format == "generic");
   CHECK(read({"Saving model checkpoint at step=500", "the loss function is ok"}).empty());
+}
+
+TEST_CASE("blanks between a key and its value (TensorFlow, lit-gpt)") {
+  // DrSleep/tensorflow-deeplab-lfov#5: "step N <TAB> loss = X, (s sec/step)".
+  const P tf = only_point({"step 13000 \t loss = 5.128, (5.495 sec/step)"});
+  CHECK(tf.step == 13000);
+  CHECK(tf.loss == doctest::Approx(5.128));
+  // Lightning-AI/litgpt#291: gradient accumulation repeats the optimizer step; the latest wins.
+  const auto litgpt = read({"iter 7 step 1: loss 1.1201, iter time: 1819.72ms (optimizer.step)",
+                            "iter 8 step 1: loss nan, iter time: 1957.89ms"});
+  REQUIRE(litgpt.size() == 1);
+  CHECK(litgpt[0].format == "generic");
+  REQUIRE(litgpt[0].points().size() == 1);
+  CHECK(litgpt[0].points()[0].step == 1);
+  CHECK(std::isnan(litgpt[0].points()[0].loss));
+  // A key followed by a word is no value.
+  CHECK(read({"step 3 of the loss function", "Skipping step. Attempted loss scale: 64"}).empty());
 }
 
 TEST_CASE("numbers in every printed form") {

@@ -251,6 +251,25 @@ TEST_CASE("text: plain without colour, wrapped to the width, commands whole") {
   CHECK(colour.str().find("\x1b[1;31mCRITICAL\x1b[0m") != std::string::npos);
 }
 
+TEST_CASE("text: a wrapped message's evidence shows each of its lines on a row") {
+  Analysis analysis = off_bus();
+  analysis.diagnoses[0].evidence[0].text =
+      "Accelerator Fatal Error: call to cuCtxCreate returned error 214\n"
+      "  (CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable ECC error encountered";
+  for (const bool verbose : {false, true}) {
+    std::ostringstream out;
+    render_text(analysis, {false, verbose, 0}, out);
+    const std::string text = out.str();
+    const size_t first = text.find("call to cuCtxCreate returned error 214\n");
+    REQUIRE_MESSAGE(first != std::string::npos, text);
+    const size_t row = text.find('\n', first) + 1;
+    const std::string_view next = std::string_view(text).substr(row, text.find('\n', row) - row);
+    CHECK(next.find("(CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable ECC error") !=
+          std::string_view::npos);
+    CHECK(next.starts_with("          "));
+  }
+}
+
 TEST_CASE("the SVG timeline draws the loss curves on the events' time axis") {
   const Analysis analysis = off_bus();
   // 20:41:00 to 20:43:00 local, written as the wall clock a training log prints.

@@ -2,9 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include "catalog/tables.h"
+#include "extract/extract.h"
+#include "log_folder.h"
 #include "pipeline/pipeline.h"
 
 using namespace faultline;
@@ -153,4 +157,114 @@ TEST_CASE("check_examples reports an example that fails") {
   CHECK(failures[0].find("field xid captured 48, expected 49") != std::string::npos);
   CHECK(failures[1].find("example did not match: nothing") != std::string::npos);
   CHECK(failures[2].find("matched a line it must not: Xid 12") != std::string::npos);
+}
+
+TEST_CASE("continues: a message wrapped inside a word or at a space is joined and matched") {
+  Catalog catalog;
+  std::string error;
+  REQUIRE(load_catalog({}, &catalog, &error));
+  const auto signature = [&](std::string_view id) -> const Signature& {
+    for (const auto& s : catalog.signatures->signatures()) {
+      if (s->id == id) return *s;
+    }
+    FAIL("no signature " << id);
+    throw std::logic_error("unreachable");
+  };
+  std::string joined;
+  SignatureMatch match;
+  // huggingface/open-r1#620: the terminal cut the watchdog's line twice inside words.
+  const std::vector<std::string_view> watchdog = {
+      "  what():  [PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog thread terminated "
+      "with exception: [Rank 3] Watchdog caught colle",
+      "ctive operation timeout: WorkNCCL(SeqNum=4, OpType=BROADCAST, NumelIn=112, NumelOut=112, "
+      "Timeout(ms)=1800000) ran for 1800011 millisecond",
+      "s before timing out."};
+  REQUIRE(match_wrapped(signature("nccl-timeout"), watchdog, &joined, &match));
+  CHECK(joined.find("collective operation timeout") != std::string::npos);
+  CHECK(joined.ends_with("1800011 milliseconds before timing out."));
+  // One line short, the message is not complete.
+  CHECK_FALSE(
+      match_wrapped(signature("nccl-timeout"), {watchdog[0], watchdog[1]}, &joined, &match));
+  // MFlowCode/MFC#1748: NVHPC's message broken where a space was, the rest indented.
+  CHECK(match_wrapped(signature("cuda-ecc-error"),
+                      {"Accelerator Fatal Error: call to cuCtxCreate returned error 214",
+                       "  (CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable ECC error encountered"},
+                      &joined, &match));
+  CHECK(joined ==
+        "Accelerator Fatal Error: call to cuCtxCreate returned error 214 "
+        "(CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable ECC error encountered");
+}
+
+TEST_CASE("continues: heads are reported only where the pattern itself does not match") {
+  Catalog catalog;
+  std::string error;
+  REQUIRE(load_catalog({}, &catalog, &error));
+  std::vector<SignatureMatch> matches;
+  std::vector<const Signature*> heads;
+  catalog.signatures->Match("Fatal CUDA Error at cuda-hybrid-api.cu:450.", &matches, &heads);
+  REQUIRE(heads.size() == 1);
+  CHECK(heads[0]->id == "cuda-device-unavailable");
+  matches.clear();
+  heads.clear();
+  catalog.signatures->Match(
+      "[rank1]:[E626 06:24:44.903881913 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
+      "collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, "
+      "NumelOut=9801523, Timeout(ms)=600000) ran for 600020 milliseconds before timing out.",
+      &matches, &heads);
+  CHECK(heads.empty());
+  REQUIRE(matches.size() == 1);
+  CHECK(matches[0].signature->id == "nccl-timeout");
+}
+
+TEST_CASE("continues: the key is checked, and so are wrapped examples") {
+  std::string error;
+  CHECK_FALSE(build(R"({"signatures": [{"id": "w", "pattern": "a b", "continues": {"lines": 1}}]})",
+                    &error));
+  CHECK(error.find(R"("continues" must be)") != std::string::npos);
+  CHECK_FALSE(build(
+      R"({"signatures": [{"id": "w", "pattern": "a b", "continues": {"head": "a", "lines": 9}}]})",
+      &error));
+  CHECK(error.find("lines\": 1 to 3") != std::string::npos);
+  auto set = build(R"json({"signatures": [{"id": "w", "pattern": "alpha beta",
+      "continues": {"head": "alpha$", "lines": 1},
+      "examples": {"match": [{"line": "alpha\nbeta"}, {"line": "alpha\ngamma"},
+                             {"line": "alpha beta\nbeta"}, {"line": "alpha\nal\npha beta"}]}}]})json",
+                   &error);
+  REQUIRE_MESSAGE(set, error);
+  const auto failures = check_examples(*set);
+  REQUIRE(failures.size() == 3);
+  CHECK(failures[0].find("wrapped example did not match") != std::string::npos);
+  CHECK(failures[1].find("first line is no \"continues\" head") != std::string::npos);
+  CHECK(failures[2].find("more lines than \"continues\" allows") != std::string::npos);
+}
+
+TEST_CASE("scan: a wrapped message is one event on its first line, its evidence both lines") {
+  LogFolder folder;
+  const std::string path =
+      folder.Write("ci-job.log",
+                   "Accelerator Fatal Error: call to cuCtxCreate returned error 214\n"
+                   "  (CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable ECC error encountered\n"
+                   "mfc: ERROR > syscheck failed with exit code 1.\n"
+                   "Fatal CUDA Error at cuda-hybrid-api.cu:450.\n"
+                   "Return value 700 from 'cudaStreamSynchronize(kernel_stream)'.  Exiting.\n");
+  Catalog catalog;
+  std::string error;
+  REQUIRE(load_catalog({}, &catalog, &error));
+  std::unique_ptr<LineReader> reader = LineReader::Open(path, &error);
+  REQUIRE_MESSAGE(reader, error);
+  const ScanResult result = scan_input(*reader, *catalog.signatures, ScanOptions{});
+  REQUIRE(!result.events.empty());
+  CHECK(result.events[0].signature == "cuda-ecc-error");
+  CHECK(result.events[0].evidence.line == 1);
+  CHECK(result.events[0].evidence.text ==
+        "Accelerator Fatal Error: call to cuCtxCreate returned error 214\n"
+        "  (CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable ECC error encountered");
+  // Line 2 was part of the message; a head no line completed (line 4) is read as itself.
+  for (const Event& event : result.events) CHECK(event.evidence.line != 2);
+  CHECK(std::any_of(result.events.begin(), result.events.end(), [](const Event& event) {
+    return event.evidence.line == 3 && event.evidence.text.starts_with("mfc: ERROR");
+  }));
+  CHECK(std::none_of(result.events.begin(), result.events.end(), [](const Event& event) {
+    return event.signature == "cuda-device-unavailable";
+  }));
 }

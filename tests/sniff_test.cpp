@@ -13,7 +13,7 @@ namespace {
 
 InputKind kind_of(std::initializer_list<std::string_view> lines) {
   KindSniffer sniffer;
-  for (std::string_view line : lines) sniffer.Observe(line);
+  for (std::string_view line : lines) sniffer.Observe(line, false);
   return sniffer.kind();
 }
 

@@ -116,8 +116,20 @@ class Linter {
       }
     }
     std::vector<re2::StringPiece> values(groups + 1);
+    std::string joined;
     for (const SignatureExample& example : signature.must_match) {
-      const re2::StringPiece line(example.line);
+      // A wrapped example is checked as the scan reads it: its lines joined.
+      re2::StringPiece line(example.line);
+      if (example.line.find('\n') != std::string::npos) {
+        std::vector<std::string_view> lines;
+        for (size_t start = 0, end = 0; end != std::string::npos; start = end + 1) {
+          end = example.line.find('\n', start);
+          lines.push_back(std::string_view(example.line).substr(start, end - start));
+        }
+        SignatureMatch match;
+        if (!match_wrapped(signature, lines, &joined, &match)) continue;
+        line = joined;
+      }
       if (!signature.regex->Match(line, 0, line.size(), RE2::UNANCHORED, values.data(),
                                   static_cast<int>(values.size()))) {
         continue;  // `signatures test` reports the example

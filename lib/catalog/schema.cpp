@@ -26,6 +26,7 @@ constexpr Key kSignatureKeys[] = {
     {"gpu_from_previous_line"},
     {"collective_timeout"},
     {"unrecognised"},
+    {"continues"},
 };
 
 // Everything `faultline explain` prints is asked for.

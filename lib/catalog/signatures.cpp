@@ -81,6 +81,33 @@ bool parse_examples(const json& examples, Signature* signature, std::string* err
   return true;
 }
 
+// "continues": {"head": PATTERN, "lines": N}: the head a wrapped message starts with, and how
+// many lines after it may complete it.
+bool parse_continues(const Table& table, const json& entry, Signature* signature,
+                     std::string* error) {
+  const auto it = entry.find("continues");
+  if (it == entry.end()) return true;
+  const auto lines = it->is_object() ? it->find("lines") : it->end();
+  const std::string head = it->is_object() ? string_or(*it, "head") : "";
+  if (head.empty() || lines == it->end() || !lines->is_number_unsigned() ||
+      lines->get<size_t>() < 1 || lines->get<size_t>() > SignatureSet::kMaxContinuationLines) {
+    *error = R"("continues" must be {"head": PATTERN, "lines": 1 to )" +
+             std::to_string(SignatureSet::kMaxContinuationLines) + "}";
+    return false;
+  }
+  if (!expand_macros(table.doc.value("macros", json::object()), head, &signature->head, error)) {
+    return false;
+  }
+  signature->continuation_lines = lines->get<size_t>();
+  signature->head_regex =
+      std::make_unique<RE2>(signature->head, regex_options(SignatureSet::kRegexMemoryBudget));
+  if (!signature->head_regex->ok()) {
+    *error = "\"continues\" head does not compile: " + signature->head_regex->error();
+    return false;
+  }
+  return true;
+}
+
 // Builds one signature from its table entry; returns nullptr and sets *error on failure.
 std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry,
                                            std::string* error) {
@@ -115,6 +142,7 @@ std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry
     *error = R"("unrecognised" and "fallback" exclude each other)";
     return nullptr;
   }
+  if (!parse_continues(table, entry, signature.get(), error)) return nullptr;
   if (!parse_examples(entry.value("examples", json()), signature.get(), error)) return nullptr;
 
   signature->regex =
@@ -193,6 +221,31 @@ bool match_one(const Signature& signature, std::string_view line, SignatureMatch
   return true;
 }
 
+// Why the wrapped example `text` ("head\ncontinuation...") fails, or nothing.
+std::optional<std::string> check_wrapped(const Signature& signature, std::string_view text,
+                                         SignatureMatch* match) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0;;) {
+    const size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  const re2::StringPiece head(lines.front().data(), lines.front().size());
+  if (!signature.head_regex || !RE2::PartialMatch(head, *signature.head_regex)) {
+    return "wrapped example's first line is no \"continues\" head";
+  }
+  if (match_one(signature, lines.front(), match)) {
+    return "wrapped example's first line matches on its own";
+  }
+  if (lines.size() - 1 > signature.continuation_lines) {
+    return "wrapped example has more lines than \"continues\" allows";
+  }
+  std::string joined;
+  if (!match_wrapped(signature, lines, &joined, match)) return "wrapped example did not match";
+  return std::nullopt;
+}
+
 }  // namespace
 
 Signature::Signature() = default;
@@ -241,6 +294,18 @@ std::unique_ptr<SignatureSet> SignatureSet::Build(const std::vector<Table>& tabl
   }
   std::vector<std::string> patterns;
   for (const auto& signature : set->signatures_) patterns.push_back(signature->pattern);
+  // Heads share the set and the screen: only the lines that reach the set pay for them.
+  for (size_t i = 0; i < set->signatures_.size(); ++i) {
+    const Signature& signature = *set->signatures_[i];
+    if (signature.continuation_lines == 0) continue;
+    std::string reason;
+    if (set->set_->set.Add(signature.head, &reason) < 0) {
+      *error = signature.table + ": signature " + signature.id + ": \"continues\" head: " + reason;
+      return nullptr;
+    }
+    set->head_owner_.push_back(i);
+    patterns.push_back(signature.head);
+  }
   set->screen_.Build(patterns);
   if (!set->set_->set.Compile()) {
     *error = "the signature tables together exceed RE2's memory budget of " +
@@ -250,13 +315,26 @@ std::unique_ptr<SignatureSet> SignatureSet::Build(const std::vector<Table>& tabl
   return set;
 }
 
-void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* matches) const {
+void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* matches,
+                         std::vector<const Signature*>* heads) const {
   if (!screen_.MayMatch(line)) return;
   std::string copy;
   line = as_utf8(line, &copy);
   std::vector<int> hits;
   if (!set_->set.Match(re2::StringPiece(line.data(), line.size()), &hits)) return;
   std::sort(hits.begin(), hits.end());
+  // Heads follow the signatures in the set; a head counts only where its pattern did not match.
+  const auto first_head =
+      std::lower_bound(hits.begin(), hits.end(), static_cast<int>(signatures_.size()));
+  if (heads != nullptr) {
+    for (auto hit = first_head; hit != hits.end(); ++hit) {
+      const size_t owner = head_owner_[static_cast<size_t>(*hit) - signatures_.size()];
+      if (!std::binary_search(hits.begin(), first_head, static_cast<int>(owner))) {
+        heads->push_back(signatures_[owner].get());
+      }
+    }
+  }
+  hits.erase(first_head, hits.end());
   const size_t first = matches->size();
   enum class Tier { kOrdinary, kFallback, kUnrecognised };
   const auto tier_of = [](const Signature& signature) {
@@ -277,6 +355,41 @@ void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* mat
   }
 }
 
+bool match_wrapped(const Signature& signature, const std::vector<std::string_view>& lines,
+                   std::string* joined, SignatureMatch* match) {
+  const auto is_blank = [](char c) { return c == ' ' || c == '\t'; };
+  // Each line but the first loses its indentation, each but the last its trailing padding; a
+  // seam that had either was a space, one that had neither may have been one or none.
+  std::vector<std::string_view> pieces;
+  std::vector<bool> spaced;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string_view piece = lines[i];
+    bool blank_before = false;
+    while (i > 0 && !piece.empty() && is_blank(piece.front())) {
+      piece.remove_prefix(1);
+      blank_before = true;
+    }
+    if (i > 0) spaced.back() = spaced.back() || blank_before;
+    bool blank_after = false;
+    while (i + 1 < lines.size() && !piece.empty() && is_blank(piece.back())) {
+      piece.remove_suffix(1);
+      blank_after = true;
+    }
+    pieces.push_back(piece);
+    if (i + 1 < lines.size()) spaced.push_back(blank_after);
+  }
+  // At most 2^kMaxContinuationLines joins, and only for a line that was a head.
+  for (size_t spaces = 0; spaces < (size_t{1} << spaced.size()); ++spaces) {
+    joined->assign(pieces.front());
+    for (size_t seam = 0; seam < spaced.size(); ++seam) {
+      if (spaced[seam] || ((spaces >> seam) & 1) != 0) joined->push_back(' ');
+      joined->append(pieces[seam + 1]);
+    }
+    if (match_one(signature, *joined, match)) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> check_examples(const SignatureSet& set) {
   std::vector<std::string> failures;
   for (const auto& signature : set.signatures()) {
@@ -284,7 +397,12 @@ std::vector<std::string> check_examples(const SignatureSet& set) {
     if (signature->must_match.empty()) failures.push_back(where + "has no example line");
     for (const SignatureExample& example : signature->must_match) {
       SignatureMatch match;
-      if (!match_one(*signature, example.line, &match)) {
+      if (example.line.find('\n') != std::string::npos) {
+        if (auto why = check_wrapped(*signature, example.line, &match)) {
+          failures.push_back(where + *why + ": " + example.line);
+          continue;
+        }
+      } else if (!match_one(*signature, example.line, &match)) {
         failures.push_back(where + "example did not match: " + example.line);
         continue;
       }

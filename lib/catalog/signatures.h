@@ -49,9 +49,15 @@ struct Signature {
   // that no other signature, fallbacks included, matched. Of several, the first in table order
   // yields, so a table lists its look-alikes before the broad patterns.
   bool unrecognised = false;
+  // A message that logs often show wrapped ("continues"): when `head` matches a line that the
+  // pattern does not, up to `continuation_lines` following lines may complete it
+  // (match_wrapped). 0 when the signature declares no head.
+  std::string head;
+  size_t continuation_lines = 0;
   std::vector<SignatureExample> must_match;
   std::vector<std::string> must_not_match;
   std::unique_ptr<re2::RE2> regex;
+  std::unique_ptr<re2::RE2> head_regex;  // null without "continues"
   std::vector<std::string> group_names;  // [i] names capture group i + 1 ("" if unnamed)
 };
 
@@ -68,6 +74,8 @@ class SignatureSet {
   // RE2's memory budget for each signature, and for the combined set.
   static constexpr int64_t kRegexMemoryBudget = 8 << 20;
   static constexpr int64_t kSetMemoryBudget = 64 << 20;
+  // The most lines a "continues" may look ahead: a wrapped message, not a paragraph.
+  static constexpr size_t kMaxContinuationLines = 3;
 
   // Compiles the "signatures" of every table; a later table's signature replaces an earlier
   // one with the same id. Returns nullptr and sets *error ("PATH: signature ID: reason") if a
@@ -75,8 +83,11 @@ class SignatureSet {
   static std::unique_ptr<SignatureSet> Build(const std::vector<Table>& tables, std::string* error);
 
   // Appends a match for every signature that matches `line`: fallbacks only if none other did,
-  // and one unrecognised signature only if no other did.
-  void Match(std::string_view line, std::vector<SignatureMatch>* matches) const;
+  // and one unrecognised signature only if no other did. With `heads`, also appends each
+  // signature whose "continues" head matches the line while its own pattern does not: the
+  // line may be the first of a wrapped message.
+  void Match(std::string_view line, std::vector<SignatureMatch>* matches,
+             std::vector<const Signature*>* heads = nullptr) const;
 
   const std::vector<std::unique_ptr<Signature>>& signatures() const { return signatures_; }
   const LiteralScreen& screen() const { return screen_; }
@@ -87,12 +98,23 @@ class SignatureSet {
   SignatureSet();
 
   std::vector<std::unique_ptr<Signature>> signatures_;
+  // The set holds every signature's pattern, then the heads of those that continue: set index
+  // signatures_.size() + i is the head of signatures_[head_owner_[i]].
+  std::vector<size_t> head_owner_;
   LiteralScreen screen_;  // most lines stop here, before the regex set
   std::unique_ptr<RegexSet> set_;
 };
 
+// Whether `lines`, a head and the lines after it, are one message of `signature` that was
+// wrapped: they are joined as a wrap splits them (inside a word, or where a space was; the
+// continuation's indentation dropped) and matched. On success *joined is the text matched.
+bool match_wrapped(const Signature& signature, const std::vector<std::string_view>& lines,
+                   std::string* joined, SignatureMatch* match);
+
 // Runs every signature's examples against its own pattern; returns one line per failure
-// ("signatures/x.json: signature ID: example '...' did not match"). Empty when all hold.
+// ("signatures/x.json: signature ID: example '...' did not match"). Empty when all hold. An
+// example line holding "\n" is a wrapped message: its first line must be a head the pattern
+// does not match, and its lines joined must match.
 std::vector<std::string> check_examples(const SignatureSet& set);
 
 }  // namespace faultline

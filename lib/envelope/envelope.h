@@ -75,7 +75,9 @@ std::optional<RankTag> parse_rank_prefix(std::string_view line);
 
 // Every tag at the start of `line`: they stack ("[default2]:[rank2]: ..."). Returns the rank
 // the line belongs to, preferring the innermost global rank to a local one, with
-// prefix_length covering all the tags; nullopt when the line starts with none.
+// prefix_length covering all the tags; nullopt when the line starts with none. The tags may
+// stand behind what carried or pasted the line: an RFC 3339 stamp (kubectl logs --timestamps,
+// GitHub Actions), a markdown quote "> ", a paste's line number "[123] ".
 std::optional<RankTag> parse_rank_prefixes(std::string_view line);
 
 // The rank a file's path names, looking at the file name and then its folders, innermost

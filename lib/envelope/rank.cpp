@@ -14,6 +14,10 @@ constexpr size_t kMaxBracketTag = 96;
 constexpr size_t kMaxRankDigits = 7;
 // srun --label right-aligns task ids to the width of the largest one.
 constexpr size_t kMaxLabelPadding = 6;
+// Envelopes a rank tag may stand behind ("> 2024-05-01T12:00:00Z [rank3]: "), and the longest
+// RFC 3339 stamp among them (nanoseconds and a zone offset).
+constexpr size_t kMaxEnvelopes = 3;
+constexpr size_t kMaxStampLength = 35;
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
@@ -110,6 +114,30 @@ std::optional<RankTag> rank_in_name(std::string_view component) {
   return std::nullopt;
 }
 
+// What may stand in front of a rank tag, added by whatever carried or pasted the line: an
+// RFC 3339 stamp ("2024-05-01T12:00:00.123456789Z ", kubectl logs --timestamps and GitHub
+// Actions), a markdown quote ("> "), a bracketed number ("[80746] ", a paste's line number).
+// Returns its length, with the blank after it; 0 if none.
+size_t envelope_length(std::string_view line) {
+  if (line.starts_with("> ")) return 2;
+  const auto digits_at = [&](size_t from, size_t count) {
+    return line.size() >= from + count &&
+           std::all_of(line.begin() + static_cast<long>(from),
+                       line.begin() + static_cast<long>(from + count), is_digit);
+  };
+  if (digits_at(0, 4) && line.size() > 10 && line[4] == '-' && line[7] == '-' && line[10] == 'T' &&
+      digits_at(5, 2) && digits_at(8, 2)) {
+    const size_t blank = line.find(' ');
+    return blank != std::string_view::npos && blank <= kMaxStampLength ? blank + 1 : 0;
+  }
+  if (line.starts_with('[')) {
+    size_t i = 1;
+    while (i < line.size() && is_digit(line[i])) ++i;
+    if (i > 1 && i + 1 < line.size() && line[i] == ']' && line[i + 1] == ' ') return i + 2;
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::optional<RankTag> parse_rank_prefix(std::string_view line) {
@@ -123,6 +151,13 @@ std::optional<RankTag> parse_rank_prefixes(std::string_view line) {
   std::optional<RankTag> global;
   std::optional<RankTag> local;
   size_t consumed = 0;
+  // Envelopes before the first tag; they count only if a tag follows them.
+  for (size_t skipped = 0; skipped < kMaxEnvelopes && !parse_rank_prefix(line.substr(consumed));
+       ++skipped) {
+    const size_t length = envelope_length(line.substr(consumed));
+    if (length == 0) return std::nullopt;
+    consumed += length;
+  }
   while (auto tag = parse_rank_prefix(line.substr(consumed))) {
     consumed += tag->prefix_length;
     (tag->is_local ? local : global) = tag;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <charconv>
 #include <set>
 #include <unordered_map>
@@ -44,9 +45,10 @@ class EventBuilder {
   }
 
   // `journal` is the envelope of a journal record whose message `line` holds, else null: the
-  // envelope is then read from the line before the match.
+  // envelope is then read from the line before the match. `shown` is the evidence text when it
+  // is not the line's own (a wrapped message's lines).
   void Add(const Line& line, const SignatureMatch& match, const LinePrefix* journal,
-           std::vector<Event>* events) {
+           std::vector<Event>* events, std::string_view shown = {}) {
     const Signature& signature = *match.signature;
     Event event;
     event.signature = signature.id;
@@ -108,7 +110,8 @@ class EventBuilder {
     }
     event.host = envelope.host;  // "" until Finish() knows the input's own host
     if (!envelope.host.empty() && named_hosts_.size() < 2) named_hosts_.insert(envelope.host);
-    event.evidence = {path_, line.number, envelope.time, std::string(line.text), signature.id};
+    event.evidence = {path_, line.number, envelope.time,
+                      std::string(shown.empty() ? line.text : shown), signature.id};
     if (envelope.boot_seconds && envelope.time.kind == Timestamp::Kind::kAbsolute) {
       event.fields[std::string(capture::kBootSeconds)] = std::to_string(*envelope.boot_seconds);
     }
@@ -190,6 +193,86 @@ class EventBuilder {
   std::set<std::string> templates_;    // of unrecognised lines, at most kMaxTemplates
 };
 
+// A line that may start a wrapped message ("continues"), with the lines after it, each held
+// back with its own matches until the message is complete or the look-ahead is spent.
+class WrappedMessage {
+ public:
+  bool active() const { return !heads_.empty(); }
+
+  void Start(const Line& line, std::vector<const Signature*> heads,
+             const std::vector<SignatureMatch>& matches) {
+    heads_ = std::move(heads);
+    reach_ = 0;
+    for (const Signature* head : heads_) reach_ = std::max(reach_, head->continuation_lines);
+    held_.clear();
+    Hold(line, matches);
+  }
+
+  // Adds the next line; true if the held lines now complete one of the heads' messages.
+  bool Complete(const Line& line, const std::vector<SignatureMatch>& matches) {
+    Hold(line, matches);
+    std::vector<std::string_view> lines;
+    for (const HeldLine& held : held_) lines.push_back(held.text);
+    // A launcher tags every line it forwards ("[rank3]: "): the message is what follows.
+    for (size_t i = 1; i < lines.size(); ++i) {
+      if (auto tag = parse_rank_prefixes(lines[i])) lines[i].remove_prefix(tag->prefix_length);
+    }
+    for (const Signature* head : heads_) {
+      if (lines.size() - 1 > head->continuation_lines) continue;
+      if (match_wrapped(*head, lines, &joined_, &match_)) return true;
+    }
+    return false;
+  }
+
+  // Whether another line may still complete the message.
+  bool Open() const { return held_.size() - 1 < reach_; }
+
+  // The completed message: one event on the head's line whose evidence shows every line, and
+  // the head line's own recognised matches; the other lines' matches were parts of it.
+  void Emit(EventBuilder* builder, std::vector<Event>* events) {
+    std::string shown;
+    for (const HeldLine& held : held_) {
+      if (!shown.empty()) shown += '\n';
+      shown += held.text;
+    }
+    const HeldLine& head = held_.front();
+    builder->Add({joined_, head.number}, match_, nullptr, events, shown);
+    for (const SignatureMatch& match : head.matches) {
+      if (match.signature->fallback || match.signature->unrecognised) continue;
+      builder->Add({head.text, head.number}, match, nullptr, events);
+    }
+    heads_.clear();
+  }
+
+  // The held lines as lines of their own, all but the last if `keep_last` (it is read anew).
+  void Release(EventBuilder* builder, std::vector<Event>* events, bool keep_last) {
+    const size_t count = held_.size() - (keep_last ? 1 : 0);
+    for (size_t i = 0; i < count; ++i) {
+      for (const SignatureMatch& match : held_[i].matches) {
+        builder->Add({held_[i].text, held_[i].number}, match, nullptr, events);
+      }
+    }
+    heads_.clear();
+  }
+
+ private:
+  struct HeldLine {
+    std::string text;
+    uint64_t number;
+    std::vector<SignatureMatch> matches;
+  };
+
+  void Hold(const Line& line, const std::vector<SignatureMatch>& matches) {
+    held_.push_back({std::string(line.text), line.number, matches});
+  }
+
+  std::vector<const Signature*> heads_;
+  size_t reach_ = 0;
+  std::vector<HeldLine> held_;  // the head first; at most kMaxContinuationLines + 1
+  std::string joined_;
+  SignatureMatch match_;
+};
+
 }  // namespace
 
 ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
@@ -200,6 +283,8 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   MetricsReader metrics(reader.path(), "");  // the input's host is known only at its end
   EventBuilder builder(reader.path(), options);
   std::vector<SignatureMatch> matches;
+  std::vector<const Signature*> heads;
+  WrappedMessage wrapped;
   bool kernel_log = false;  // decided so by the sniffer
   Line read;
   while (reader.Next(&read)) {
@@ -214,17 +299,33 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     if (!kernel_log) kernel_log = sniffer.decided() && sniffer.kind() == InputKind::kKernelLog;
     if (!kernel_log) metrics.Feed(line.text, line.number);
     matches.clear();
-    signatures.Match(line.text, &matches);
-    for (const SignatureMatch& match : matches) {
-      // A device dump's words ("ECC Errors") are its fields, which the state readers take.
-      if (match.signature->unrecognised &&
-          (states.InDump() ||
-           !extract_internal::error_like_outside_quotes(line.text, *match.signature))) {
+    heads.clear();
+    signatures.Match(line.text, &matches, &heads);
+    // A device dump's words ("ECC Errors") are its fields, which the state readers take; an
+    // error word inside a path or a quoted string does not make a line an error.
+    std::erase_if(matches, [&](const SignatureMatch& m) {
+      return m.signature->unrecognised &&
+             (states.InDump() ||
+              !extract_internal::error_like_outside_quotes(line.text, *m.signature));
+    });
+    // A journal record is one message: never the head of a wrapped one.
+    if (journal) heads.clear();
+    if (wrapped.active()) {
+      if (wrapped.Complete(line, matches)) {
+        wrapped.Emit(&builder, &result.events);
         continue;
       }
-      builder.Add(line, match, envelope, &result.events);
+      if (wrapped.Open()) continue;
+      wrapped.Release(&builder, &result.events, /*keep_last=*/true);
     }
+    if (!heads.empty()) {
+      wrapped.Start(line, std::move(heads), matches);
+      heads.clear();
+      continue;
+    }
+    for (const SignatureMatch& match : matches) builder.Add(line, match, envelope, &result.events);
   }
+  if (wrapped.active()) wrapped.Release(&builder, &result.events, /*keep_last=*/false);
   result.states = states.Finish();
   result.series = metrics.Finish();
   const std::string host = builder.InputHost();

@@ -290,9 +290,15 @@ struct WordScan {
   size_t first_key = std::string_view::npos;
 };
 
-// The key ending right before the separator at `sep`, and the quote around it (0 if none).
+bool is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
+
+// The key ending right before the separator at `sep` (blanks between them allowed: TensorFlow's
+// "loss = 0.428"), and the quote around it (0 if none).
 std::string_view key_before(std::string_view body, size_t sep, char* quote) {
   size_t end = sep;
+  while (end > 0 && is_blank(body[end - 1])) --end;
   *quote = 0;
   if (end > 0 && (body[end - 1] == '\'' || body[end - 1] == '"')) *quote = body[--end];
   size_t begin = end;
@@ -301,9 +307,25 @@ std::string_view key_before(std::string_view body, size_t sep, char* quote) {
   return body.substr(begin, end - begin);
 }
 
+// Whether a number starts at body[at]: "12972", "-0.5", ".5", "nan", "inf".
+bool number_at(std::string_view body, size_t at) {
+  if (at >= body.size()) return false;
+  const char c = body[at];
+  return is_digit(c) || c == '-' || c == '.' || c == 'n' || c == 'N' || c == 'i' || c == 'I';
+}
+
 void scan_words(std::string_view body, Record* r, WordScan* scan) {
   for (size_t sep = 0; sep < body.size(); ++sep) {
-    if (body[sep] != ':' && body[sep] != '=') continue;
+    // "name=value", "name: value", and "name value" (TensorFlow's "step 12972", lit-gpt's
+    // "loss nan"): blanks between a key and a number.
+    size_t value_at = sep + 1;
+    if (is_blank(body[sep])) {
+      if (sep == 0 || !is_word(body[sep - 1])) continue;
+      while (value_at < body.size() && is_blank(body[value_at])) ++value_at;
+      if (!number_at(body, value_at)) continue;
+    } else if (body[sep] != ':' && body[sep] != '=') {
+      continue;
+    }
     char quote = 0;
     const std::string_view name = key_before(body, sep, &quote);
     const Key* key = name.empty() ? nullptr : find_key(kWordKeys, name);
@@ -317,7 +339,7 @@ void scan_words(std::string_view body, Record* r, WordScan* scan) {
     if (key->slot == Slot::kStep && begin >= 9 && body.substr(begin - 9, 9) == "validate ") {
       r->reject = true;
     }
-    if (auto value = read_number(body.substr(sep + 1), key->slot == Slot::kThroughput)) {
+    if (auto value = read_number(body.substr(value_at), key->slot == Slot::kThroughput)) {
       store(*key, *value, r);
     }
   }

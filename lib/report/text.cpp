@@ -185,13 +185,27 @@ void render_evidence(const Diagnosis& d, const TextOptions& options, const Write
   for (size_t i = 0; i < shown; ++i) {
     const Evidence& e = d.evidence[i];
     const std::string where = fmt::format("{}:{}  ", e.path, e.line);
+    // A wrapped message's evidence is its lines: each after the first on a row of its own,
+    // under the first.
+    const size_t newline = e.text.find('\n');
+    const std::string_view first = std::string_view(e.text).substr(0, newline);
     // Folded, a line shows its message without the envelope (time, host) that the header
     // and the timeline show anyway, cut to the width; --verbose shows the line as it is, its
     // spacing kept, and leaves the wrapping to the terminal.
     if (options.verbose) {
-      w.Raw("     " + where + printable(clip(e.text, kEvidenceWidth)));
+      w.Raw("     " + where + printable(clip(first, kEvidenceWidth)));
     } else {
-      w.Line(5, where + std::string(message_of(e.text)));
+      w.Line(5, where + std::string(message_of(first)));
+    }
+    for (size_t at = newline; at != std::string::npos;) {
+      const size_t next = e.text.find('\n', at + 1);
+      const std::string_view more = std::string_view(e.text).substr(at + 1, next - at - 1);
+      if (options.verbose) {
+        w.Raw(std::string(5 + where.size(), ' ') + printable(clip(more, kEvidenceWidth)));
+      } else {
+        w.Line(5 + where.size(), more);
+      }
+      at = next;
     }
   }
   if (shown < d.evidence.size()) {
