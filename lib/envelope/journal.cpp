@@ -1,159 +1,62 @@
-// journalctl -o json: one JSON object a line (docs/formats/nvidia.md §3.3). Read by hand, not
-// with a JSON library: only lines that start with '{' pay, and only the keys named here are
-// kept.
-#include <charconv>
+// journalctl -o json: one JSON object a line (docs/formats/nvidia.md §3.3). Only lines that
+// start with '{' and name MESSAGE are parsed.
+#include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "envelope/envelope.h"
 
 namespace faultline {
 namespace {
 
-void skip_space(std::string_view& text) {
-  while (!text.empty() && (text[0] == ' ' || text[0] == '\t')) text.remove_prefix(1);
-}
+using nlohmann::json;
 
-void append_utf8(uint32_t code, std::string* out) {
-  if (code < 0x80) {
-    out->push_back(static_cast<char>(code));
-  } else if (code < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (code >> 6)));
-    out->push_back(static_cast<char>(0x80 | (code & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xE0 | (code >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (code & 0x3F)));
+// A field's text: a string, or journald's array of byte values for text that is not UTF-8.
+std::optional<std::string> field_text(const json& record, const char* key) {
+  const auto field = record.find(key);
+  if (field == record.end()) return std::nullopt;
+  if (field->is_string()) return field->get<std::string>();
+  if (!field->is_array()) return std::nullopt;
+  std::string bytes;
+  for (const json& byte : *field) {
+    if (!byte.is_number_unsigned() || byte.get<uint64_t>() > 255) return std::nullopt;
+    bytes.push_back(static_cast<char>(byte.get<uint64_t>()));
   }
+  return bytes;
 }
 
-// A JSON string at the front of `text`, decoded into *out when out is given. A surrogate
-// (a character beyond the first plane) becomes U+FFFD: log text that matters is ASCII.
-bool take_string(std::string_view& text, std::string* out) {
-  if (text.empty() || text[0] != '"') return false;
-  size_t i = 1;
-  while (i < text.size() && text[i] != '"') {
-    const char c = text[i++];
-    if (c != '\\') {
-      if (out) out->push_back(c);
-      continue;
-    }
-    if (i >= text.size()) return false;
-    const char escaped = text[i++];
-    if (escaped == 'u') {
-      uint32_t code = 0;
-      if (i + 4 > text.size()) return false;
-      const auto [end, ec] = std::from_chars(text.data() + i, text.data() + i + 4, code, 16);
-      if (ec != std::errc() || end != text.data() + i + 4) return false;
-      i += 4;
-      if (out) append_utf8(code >= 0xD800 && code <= 0xDFFF ? 0xFFFD : code, out);
-      continue;
-    }
-    if (!out) continue;
-    switch (escaped) {
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 't':
-        out->push_back('\t');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 'b':
-        out->push_back('\b');
-        break;
-      case 'f':
-        out->push_back('\f');
-        break;
-      default:  // '"', '\\', '/'
-        out->push_back(escaped);
-    }
+// journald writes its stamps as strings of decimal microseconds.
+std::optional<double> seconds_of(const json& record, const char* key) {
+  const std::optional<std::string> text = field_text(record, key);
+  if (!text || text->empty() ||
+      !std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
   }
-  if (i >= text.size()) return false;
-  text.remove_prefix(i + 1);
-  return true;
-}
-
-// journald's array of byte values, for a field that is not UTF-8.
-bool take_bytes(std::string_view& text, std::string* out) {
-  text.remove_prefix(1);  // '['
-  while (true) {
-    skip_space(text);
-    if (text.starts_with(']')) break;
-    unsigned value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || value > 255) return false;
-    if (out) out->push_back(static_cast<char>(value));
-    text.remove_prefix(static_cast<size_t>(end - text.data()));
-    skip_space(text);
-    if (text.starts_with(',')) text.remove_prefix(1);
-    if (text.empty()) return false;
-  }
-  text.remove_prefix(1);
-  return true;
-}
-
-// A value that is neither string nor array (a number, null): up to the next ',' or '}'.
-bool skip_scalar(std::string_view& text) {
-  const size_t end = text.find_first_of(",}");
-  if (end == std::string_view::npos || end == 0) return false;
-  text.remove_prefix(end);
-  return true;
-}
-
-std::optional<uint64_t> whole_number(const std::string& text) {
-  uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
+  return static_cast<double>(std::stoull(*text)) / 1e6;
 }
 
 }  // namespace
 
 std::optional<JournalRecord> parse_journal_json(std::string_view line) {
-  skip_space(line);
-  if (!line.starts_with('{') || line.find("\"MESSAGE\"") == std::string_view::npos) {
+  const size_t start = line.find_first_not_of(" \t");
+  if (start == std::string_view::npos || line[start] != '{' ||
+      line.find("\"MESSAGE\"") == std::string_view::npos) {
     return std::nullopt;
   }
-  line.remove_prefix(1);
-  JournalRecord record;
-  bool has_message = false;
-  std::string key, realtime, monotonic;
-  while (true) {
-    skip_space(line);
-    if (line.starts_with('}')) break;
-    key.clear();
-    if (!take_string(line, &key)) return std::nullopt;
-    skip_space(line);
-    if (!line.starts_with(':')) return std::nullopt;
-    line.remove_prefix(1);
-    skip_space(line);
-    std::string* value = key == "MESSAGE"                 ? &record.message
-                         : key == "_HOSTNAME"             ? &record.envelope.host
-                         : key == "__REALTIME_TIMESTAMP"  ? &realtime
-                         : key == "__MONOTONIC_TIMESTAMP" ? &monotonic
-                                                          : nullptr;
-    bool read = false;
-    if (line.starts_with('"')) {
-      read = take_string(line, value);
-    } else if (line.starts_with('[')) {
-      read = take_bytes(line, value);
-    } else {
-      read = skip_scalar(line);
-    }
-    if (!read) return std::nullopt;
-    has_message = has_message || key == "MESSAGE";
-    skip_space(line);
-    if (line.starts_with(',')) line.remove_prefix(1);
+  const json record = json::parse(line.substr(start), nullptr, /*allow_exceptions=*/false);
+  if (!record.is_object()) return std::nullopt;
+  std::optional<std::string> message = field_text(record, "MESSAGE");
+  if (!message) return std::nullopt;
+  JournalRecord out;
+  out.message = std::move(*message);
+  out.envelope.host = field_text(record, "_HOSTNAME").value_or("");
+  // Both stamps: since the epoch, and since boot.
+  out.envelope.boot_seconds = seconds_of(record, "__MONOTONIC_TIMESTAMP");
+  if (auto wall = seconds_of(record, "__REALTIME_TIMESTAMP")) {
+    out.envelope.time = Timestamp::Absolute(*wall, 0);
+  } else if (out.envelope.boot_seconds) {
+    out.envelope.time = Timestamp::BootRelative(*out.envelope.boot_seconds);
   }
-  if (!has_message) return std::nullopt;
-  // Both stamps are microseconds: since the epoch, and since boot.
-  if (auto boot = whole_number(monotonic)) record.envelope.boot_seconds = *boot / 1e6;
-  if (auto wall = whole_number(realtime)) {
-    record.envelope.time = Timestamp::Absolute(*wall / 1e6, 0);
-  } else if (record.envelope.boot_seconds) {
-    record.envelope.time = Timestamp::BootRelative(*record.envelope.boot_seconds);
-  }
-  return record;
+  return out;
 }
 
 }  // namespace faultline

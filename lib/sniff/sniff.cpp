@@ -70,11 +70,9 @@ bool looks_training(std::string_view line) {
 void KindSniffer::Observe(std::string_view line, bool in_device_dump) {
   // The first lines decide; after them the vote no longer changes enough to pay for.
   if (observed_++ >= kDecidingLines) return;
-  if (in_device_dump) {
-    ++votes_[kNvidiaSmi];
-  } else if (looks_kernel(line)) {
+  if (!in_device_dump && looks_kernel(line)) {
     ++votes_[kKernel];
-  } else if (looks_nvidia_smi(line)) {
+  } else if (in_device_dump || looks_nvidia_smi(line)) {
     ++votes_[kNvidiaSmi];
   } else if (looks_training(line)) {
     ++votes_[kTraining];

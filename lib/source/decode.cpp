@@ -396,8 +396,8 @@ class Utf16Stream final : public ByteStream {
       if (iconv(convert_, &in, &in_left, &out, &out_left) != static_cast<size_t>(-1)) break;
       if (errno == EINVAL) break;  // a unit or pair cut by the chunk: carried to the next
       if (errno != EILSEQ || out_left < 3) break;
-      std::memcpy(out, "\xEF\xBF\xBD", 3);  // U+FFFD for the unit iconv refused
-      out += 3;
+      constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD for the unit refused
+      out = std::copy(kReplacement.begin(), kReplacement.end(), out);
       out_left -= 3;
       in += std::min<size_t>(2, in_left);
       in_left -= std::min<size_t>(2, in_left);
@@ -599,6 +599,7 @@ std::unique_ptr<ByteStream> Utf16ToUtf8(TextEncoding encoding, std::unique_ptr<B
   // The byte order mark names the order; "UTF-16LE"/"BE" read past it as U+FEFF, dropped here.
   iconv_t convert =
       iconv_open("UTF-8", encoding == TextEncoding::kUtf16Le ? "UTF-16LE" : "UTF-16BE");
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): (iconv_t)-1 is iconv_open's failure value.
   if (convert == reinterpret_cast<iconv_t>(-1)) {
     *error = std::string("cannot convert UTF-16: ") + std::strerror(errno);
     return nullptr;
