@@ -107,7 +107,7 @@ class LineReaderImpl final : public LineReader {
  private:
   void CheckText();
   void Fill();
-  bool Yield(size_t length, size_t consumed, Line* line);
+  bool Yield(size_t length, size_t consumed, Line* line, bool part = false);
 
   std::string path_;
   std::string_view compression_;
@@ -164,7 +164,8 @@ void LineReaderImpl::CheckText() {
 }
 
 // Yields the `length` bytes at begin_ as a line, without a final "\r", and consumes `consumed`.
-bool LineReaderImpl::Yield(size_t length, size_t consumed, Line* line) {
+// A `part` of a line (before a carriage return) has the number of the line it is part of.
+bool LineReaderImpl::Yield(size_t length, size_t consumed, Line* line, bool part) {
   const char* text = buffer_.get() + begin_;
   if (length > 0 && text[length - 1] == '\r') --length;
   if (length > kMaxLineBytes) {
@@ -173,7 +174,7 @@ bool LineReaderImpl::Yield(size_t length, size_t consumed, Line* line) {
   }
   begin_ += consumed;
   line->text = std::string_view(text, length);
-  line->number = ++lines_;
+  line->number = part ? lines_ + 1 : ++lines_;
   return true;
 }
 
@@ -195,6 +196,23 @@ bool LineReaderImpl::Next(Line* line) {
       // The longest line that is not cut, with its "\r\n".
       size_t window = std::min(available, kMaxLineBytes + 2);
       const void* newline = std::memchr(text, '\n', window);
+      // A carriage return inside a line (a progress bar redrawn in place) ends what a terminal
+      // showed: each part is a line of its own, under the line's number, so that what was
+      // written after the bar is read however long the bar grew. A "\r" right before the
+      // "\n" is the line end's.
+      const size_t line_end =
+          newline != nullptr ? static_cast<const char*>(newline) - text : window;
+      if (line_end > 1) {
+        const void* ret = std::memchr(text, '\r', line_end - 1);
+        if (ret != nullptr) {
+          const size_t length = static_cast<const char*>(ret) - text;
+          if (length == 0) {
+            ++begin_;
+            continue;
+          }
+          return Yield(length, length + 1, line, /*part=*/true);
+        }
+      }
       if (newline != nullptr) {
         size_t length = static_cast<const char*>(newline) - text;
         return Yield(length, length + 1, line);

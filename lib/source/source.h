@@ -17,7 +17,7 @@ inline constexpr uint64_t kDefaultMaxBytes = uint64_t{4} << 30;
 
 struct Line {
   std::string_view text;  // without its terminator ("\n" or "\r\n"); valid until the next read
-  uint64_t number = 0;    // 1-based
+  uint64_t number = 0;    // 1-based; the parts of a line that "\r"s divide share its number
 };
 
 // A stream of lines from one input. Memory stays bounded whatever the input's size.
