@@ -136,7 +136,7 @@ class EventBuilder {
  private:
   // The template an unrecognised line is grouped by; past kMaxTemplates, one for all others.
   std::string Template(std::string_view text) {
-    std::string found = extract_internal::line_template(text);
+    const std::string& found = template_memo_.Of(text);
     if (templates_.contains(found)) return found;
     if (templates_.size() >= kMaxTemplates) return "(lines of further templates)";
     templates_.insert(found);
@@ -191,6 +191,7 @@ class EventBuilder {
   uint64_t last_report_line_ = 0;      // the latest line any signature matched
   std::set<std::string> named_hosts_;  // at most two: enough to tell one host from several
   std::set<std::string> templates_;    // of unrecognised lines, at most kMaxTemplates
+  extract_internal::TemplateMemo template_memo_;
 };
 
 // A line that may start a wrapped message ("continues"), with the lines after it, each held

@@ -2,7 +2,9 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <memory>
 #include <vector>
 
@@ -88,7 +90,41 @@ std::string line_template(std::string_view line) {
   return text;
 }
 
+const std::string& TemplateMemo::Of(std::string_view line) {
+  // The message with each word that holds a digit, or that is a short hex word ("cc" of
+  // "0000:cc:00.0"), as '#': what the masks would mask, closely enough to share a template.
+  const std::string_view message = message_of(line).substr(0, 2 * kTemplateLength);
+  std::string key;
+  key.reserve(message.size());
+  for (size_t i = 0; i < message.size();) {
+    size_t end = i;
+    bool digit = false;
+    bool hex = true;
+    while (end < message.size() &&
+           (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '_')) {
+      digit = digit || std::isdigit(static_cast<unsigned char>(message[end]));
+      hex = hex && std::isxdigit(static_cast<unsigned char>(message[end]));
+      ++end;
+    }
+    if (end == i) {
+      key += message[i++];
+      continue;
+    }
+    if (digit || (hex && end - i <= 4)) {
+      key += '#';
+    } else {
+      key.append(message.substr(i, end - i));
+    }
+    i = end;
+  }
+  if (auto known = templates_.find(key); known != templates_.end()) return known->second;
+  if (templates_.size() >= kMemoLines) templates_.clear();
+  return templates_.emplace(std::move(key), line_template(line)).first->second;
+}
+
 bool error_like_outside_quotes(std::string_view line, const Signature& signature) {
+  // Nothing to mask: the match stands.
+  if (line.find_first_of("'\"/") == std::string_view::npos) return true;
   std::string text(line);
   apply_masks(kQuotesAndPaths, kQuotesAndPaths + 2, &text);
   return RE2::PartialMatch(text, *signature.regex);

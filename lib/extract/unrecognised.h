@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace faultline {
 struct Signature;
@@ -18,6 +19,18 @@ namespace faultline::extract_internal {
 std::string line_template(std::string_view line);
 
 inline constexpr size_t kTemplateLength = 200;
+
+// line_template() remembered: lines whose messages differ only in their numbers (the same
+// message, another count or address) get the template of the first such line without masking
+// again. Holds at most kMemoLines messages.
+class TemplateMemo {
+ public:
+  const std::string& Of(std::string_view line);
+
+ private:
+  static constexpr size_t kMemoLines = 4096;
+  std::unordered_map<std::string, std::string> templates_;  // by message, numbers as '#'
+};
 
 // Whether `signature` (an unrecognised one, which matched `line`) still matches once the line's
 // quoted strings and paths are masked: an error word inside a file name or a quoted argument
