@@ -127,3 +127,23 @@ TEST_CASE("far from any recognised line, the same abort is a warning of its own"
   REQUIRE(unknown);
   CHECK(unknown->severity == Severity::kWarning);
 }
+
+TEST_CASE("a flood of one template is counted, with its first and last time") {
+  LogFolder job;
+  std::string log;
+  for (int second = 10; second < 20; ++second) {
+    log += "Feb 28 17:08:" + std::to_string(second) +
+           " node00 kernel: [  501.917606] mlx5_core 0000:8d:00.0: mlx5_cmd_out_err:803:(pid "
+           "1247481): ACCESS_REG(0x805) op_mod(0x1) failed, status bad parameter(0x3), syndrome "
+           "(0x3f8d8e), err(-22)\n";
+  }
+  job.Write("node00/kern.log", log);
+  const Analysis analysis = analyze({job.path()}, catalog());
+  const Diagnosis* unknown = find(analysis, "unrecognised-errors");
+  REQUIRE(unknown);
+  REQUIRE(!unknown->notes.empty());
+  CHECK(unknown->notes[0].starts_with("10 lines like"));
+  CHECK(unknown->notes[0].find("08:10, last") != std::string::npos);
+  CHECK(unknown->notes[0].find(":08:19 ") != std::string::npos);
+  CHECK(unknown->occurrences == 10);
+}

@@ -50,6 +50,7 @@ class EventBuilder {
   void Add(const Line& line, const SignatureMatch& match, const LinePrefix* journal,
            std::vector<Event>* events, std::string_view shown = {}) {
     const Signature& signature = *match.signature;
+    if (signature.unrecognised && CountFlooded(line, match, journal, events)) return;
     Event event;
     event.signature = signature.id;
     event.xid = signature.xid;
@@ -78,10 +79,7 @@ class EventBuilder {
     if (signature.unrecognised) {
       event.fields[std::string(capture::kTemplate)] = Template(line.text);
       event.gpu.pci = extract_internal::driver_line_gpu(line.text);
-      if (!last_recognised_.empty() && line.number - last_recognised_line_ <= kCompanionReach &&
-          line.number - last_report_line_ <= kCompanionGap) {
-        event.fields[std::string(capture::kFollows)] = last_recognised_;
-      }
+      if (Follows(line)) event.fields[std::string(capture::kFollows)] = last_recognised_;
     } else if (!signature.identity && !signature.context) {
       last_recognised_ = signature.id;
       last_recognised_line_ = line.number;
@@ -96,18 +94,7 @@ class EventBuilder {
       last_pci_line_ = line.number;
     }
 
-    LinePrefix envelope;
-    if (journal) {
-      envelope = *journal;
-    } else {
-      const std::string_view prefix = line.text.substr(0, match.begin);
-      if (auto year = find_year(prefix)) {
-        year_ = *year;
-        year_from_input_ = true;
-      }
-      envelope = parse_prefix(prefix, year_);
-      if (year_from_input_) envelope.time.year_assumed = false;
-    }
+    const LinePrefix envelope = Envelope(line, match, journal);
     event.host = envelope.host;  // "" until Finish() knows the input's own host
     if (!envelope.host.empty() && named_hosts_.size() < 2) named_hosts_.insert(envelope.host);
     event.evidence = {path_, line.number, envelope.time,
@@ -134,6 +121,74 @@ class EventBuilder {
   }
 
  private:
+  // What stands before the match, or the journal record's envelope.
+  LinePrefix Envelope(const Line& line, const SignatureMatch& match, const LinePrefix* journal) {
+    if (journal) return *journal;
+    const std::string_view prefix = line.text.substr(0, match.begin);
+    if (auto year = find_year(prefix)) {
+      year_ = *year;
+      year_from_input_ = true;
+    }
+    LinePrefix envelope = parse_prefix(prefix, year_);
+    if (year_from_input_) envelope.time.year_assumed = false;
+    return envelope;
+  }
+
+  // Whether an unrecognised line is the companion of the recognised fault line before it.
+  bool Follows(const Line& line) const {
+    return !last_recognised_.empty() && line.number - last_recognised_line_ <= kCompanionReach &&
+           line.number - last_report_line_ <= kCompanionGap;
+  }
+
+  // The kind an event is kept by: an unrecognised line's by its signature and template alone.
+  static std::string KindOf(const Event& event) {
+    if (auto it = event.fields.find(std::string(capture::kTemplate)); it != event.fields.end()) {
+      return event.signature + '\n' + it->second;
+    }
+    return event.signature + '\n' + event.host + '\n' + event.gpu.pci;
+  }
+
+  // An unrecognised line of a template that has flooded this input only moves the kind's
+  // latest event on (its count, line and time): the rest of what it would say, the kind says.
+  // Returns false when the line is to be an event of its own.
+  bool CountFlooded(const Line& line, const SignatureMatch& match, const LinePrefix* journal,
+                    std::vector<Event>* events) {
+    auto flood = floods_.find(match.signature->id + '\n' + Template(line.text));
+    if (flood == floods_.end() || flood->second.lines < kMaxEventsPerTemplate) return false;
+    Flood& kind = flood->second;
+    ++kind.lines;
+    kind.every_line_follows = kind.every_line_follows && Follows(line);
+    last_report_line_ = line.number;
+    Event& latest = (*events)[kind.latest];
+    ++latest.count;
+    if (!kind.every_line_follows) latest.fields.erase(std::string(capture::kFollows));
+    latest.evidence.line = line.number;
+    latest.evidence.text.assign(line.text);  // its buffer reused
+    // The time is read once, of the last line (SettleTimes): most of a flood never needs it.
+    if (journal) {
+      latest.evidence.time = journal->time;
+      kind.prefix_length = 0;
+    } else {
+      kind.prefix_length = match.begin;
+    }
+    return true;
+  }
+
+ public:
+  // The times of the latest lines of flooded unrecognised kinds, which CountFlooded left.
+  void SettleTimes(std::vector<Event>* events) {
+    for (auto& [name, kind] : floods_) {
+      if (kind.prefix_length == 0) continue;
+      Event& latest = (*events)[kind.latest];
+      latest.evidence.time =
+          parse_prefix(std::string_view(latest.evidence.text).substr(0, kind.prefix_length), year_)
+              .time;
+      if (year_from_input_) latest.evidence.time.year_assumed = false;
+      kind.prefix_length = 0;
+    }
+  }
+
+ private:
   // The template an unrecognised line is grouped by; past kMaxTemplates, one for all others.
   std::string Template(std::string_view text) {
     const std::string& found = template_memo_.Of(text);
@@ -143,16 +198,12 @@ class EventBuilder {
     return found;
   }
 
-  // Stores the event, unless its kind (signature, host, GPU, template) has flooded this input:
-  // then it replaces the kind's latest event, which counts the lines it stands for.
+  // Stores the event, unless its kind (KindOf) has flooded this input: then it replaces the
+  // kind's latest event, which counts the lines it stands for.
   void Keep(Event event, std::vector<Event>* events) {
-    std::string kind = event.signature + '\n' + event.host + '\n' + event.gpu.pci;
-    uint64_t kept = kMaxEventsPerKind;
-    if (auto it = event.fields.find(std::string(capture::kTemplate)); it != event.fields.end()) {
-      kind += '\n' + it->second;
-      kept = kMaxEventsPerTemplate;
-    }
-    Flood& flood = floods_[kind];
+    const bool unrecognised = event.fields.contains(std::string(capture::kTemplate));
+    const uint64_t kept = unrecognised ? kMaxEventsPerTemplate : kMaxEventsPerKind;
+    Flood& flood = floods_[KindOf(event)];
     flood.every_line_follows =
         flood.every_line_follows && event.fields.contains(std::string(capture::kFollows));
     if (++flood.lines <= kept) {
@@ -170,6 +221,7 @@ class EventBuilder {
     uint64_t lines = 0;
     size_t latest = 0;               // index of the kind's latest stored event
     bool every_line_follows = true;  // each line came right after a recognised one (kFollows)
+    size_t prefix_length = 0;        // of the latest line's envelope, whose time is not read yet
   };
 
   static std::optional<int> global_rank(const std::string& path) {
@@ -327,6 +379,7 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     for (const SignatureMatch& match : matches) builder.Add(line, match, envelope, &result.events);
   }
   if (wrapped.active()) wrapped.Release(&builder, &result.events, /*keep_last=*/false);
+  builder.SettleTimes(&result.events);
   result.states = states.Finish();
   result.series = metrics.Finish();
   const std::string host = builder.InputHost();
