@@ -233,6 +233,21 @@ TEST_CASE("source: what is written after a progress bar's carriage returns is re
   CHECK(result.cut_lines == 0);
 }
 
+TEST_CASE("source: a line cut off after a carriage return still counts (fuzz_source)") {
+  TempDir dir;
+  const std::string path = dir.Write("bar.log", "step 1\r 2%|#  | step 2 and more that is cut");
+  std::string error;
+  auto reader = LineReader::Open(path, &error, /*max_bytes=*/12);
+  REQUIRE(reader != nullptr);
+  Line line;
+  REQUIRE(reader->Next(&line));
+  CHECK(line.text == "step 1");
+  CHECK(line.number == 1);
+  while (reader->Next(&line)) CHECK(line.number == 1);
+  CHECK(reader->lines() == 1);
+  CHECK_FALSE(reader->error().empty());
+}
+
 TEST_CASE("source: a final line without a newline is yielded") {
   TempDir dir;
   Result result = ReadAll(dir.Write("tail.log", "one\ntwo"));

@@ -120,6 +120,7 @@ class LineReaderImpl final : public LineReader {
   bool binary_ = false;
   bool stream_done_ = false;
   bool skipping_ = false;  // dropping the rest of a line cut at kMaxLineBytes
+  bool in_line_ = false;   // parts of the current line have been yielded
   uint64_t bytes_ = 0;
   uint64_t lines_ = 0;
   uint64_t cut_lines_ = 0;
@@ -174,7 +175,10 @@ bool LineReaderImpl::Yield(size_t length, size_t consumed, Line* line, bool part
   }
   begin_ += consumed;
   line->text = std::string_view(text, length);
-  line->number = part ? lines_ + 1 : ++lines_;
+  // A line is counted at its first part, so that one whose end never comes still counts.
+  if (!in_line_) ++lines_;
+  in_line_ = part;
+  line->number = lines_;
   return true;
 }
 
