@@ -114,6 +114,19 @@ class EventBuilder {
     if (!host.empty()) named_hosts_.insert(host);
   }
 
+  // The times of the latest lines of flooded unrecognised kinds, which CountFlooded left.
+  void SettleTimes(std::vector<Event>* events) {
+    for (auto& [name, kind] : floods_) {
+      if (kind.prefix_length == 0) continue;
+      Event& latest = (*events)[kind.latest];
+      latest.evidence.time =
+          parse_prefix(std::string_view(latest.evidence.text).substr(0, kind.prefix_length), year_)
+              .time;
+      if (year_from_input_) latest.evidence.time.year_assumed = false;
+      kind.prefix_length = 0;
+    }
+  }
+
   // The host of lines that name none: the one host the input names itself (its syslog or NCCL
   // prefixes), which is more specific than the caller's (a folder's name), else the caller's.
   std::string InputHost() const {
@@ -174,21 +187,6 @@ class EventBuilder {
     return true;
   }
 
- public:
-  // The times of the latest lines of flooded unrecognised kinds, which CountFlooded left.
-  void SettleTimes(std::vector<Event>* events) {
-    for (auto& [name, kind] : floods_) {
-      if (kind.prefix_length == 0) continue;
-      Event& latest = (*events)[kind.latest];
-      latest.evidence.time =
-          parse_prefix(std::string_view(latest.evidence.text).substr(0, kind.prefix_length), year_)
-              .time;
-      if (year_from_input_) latest.evidence.time.year_assumed = false;
-      kind.prefix_length = 0;
-    }
-  }
-
- private:
   // The template an unrecognised line is grouped by; past kMaxTemplates, one for all others.
   std::string Template(std::string_view text) {
     const std::string& found = template_memo_.Of(text);
