@@ -31,6 +31,33 @@ TEST_CASE("the literal screen passes lines that may match and stops the rest") {
   CHECK_FALSE(screen.MayMatch("NV"));
 }
 
+TEST_CASE("a literal many patterns share still guards each of them") {
+  // One RE2 prefilter over all patterns prunes a literal with many parents from their guards;
+  // each Xid pattern would then be guarded by its "): NN" alone.
+  std::vector<std::string> patterns;
+  for (int xid : {13, 31, 43, 45, 48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 109, 119, 120, 154}) {
+    patterns.push_back(R"(NVRM: Xid \((?:PCI:)?(?P<pci>[0-9a-f:.]+)\): )" + std::to_string(xid) +
+                       ", ");
+  }
+  LiteralScreen screen;
+  screen.Build(patterns);
+  REQUIRE(screen.literals() > 0);
+  CHECK(screen.MayMatch("NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus."));
+  CHECK_FALSE(screen.MayMatch("iteration 26/ 500000 | elapsed time per iteration (ms): 1375.2 |"));
+}
+
+TEST_CASE("the screen tells which groups of patterns a line may match") {
+  LiteralScreen screen;
+  screen.Build({R"(NVRM: Xid \((?P<pci>[0-9a-f:.]+)\): 79, )", R"(NVRM: GPU at PCI:)",
+                R"((?i)\b(?:error|fail)(?:ed|ure)?\b)", R"(\bNVRM: )"},
+               {1, 1, 2, 4});
+  CHECK(screen.Groups("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.") == 5);
+  CHECK(screen.Groups("mlx5_core 0000:8d:00.0: ACCESS_REG(0x805) op_mod(0x1) failed") == 2);
+  CHECK(screen.Groups("NVRM: GPU at PCI:0000:3b:00: GPU-1 failed") == 7);
+  CHECK(screen.Groups("NVRM: loading NVIDIA UNIX x86_64 Kernel Module") == 4);
+  CHECK(screen.Groups("eth0: link up") == 0);
+}
+
 TEST_CASE("a literal too short for a four-byte anchor still screens") {
   LiteralScreen screen;
   screen.Build({R"(Xid\d+)", R"(NVRM: GPU at PCI:(?P<pci>[0-9a-f:.]+))"});

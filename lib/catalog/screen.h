@@ -14,12 +14,17 @@ namespace faultline {
 
 class LiteralScreen {
  public:
-  // Learns the literals the patterns require (RE2's FilteredRE2 atoms) and keeps the fewest
-  // that every pattern needs one of. If some pattern requires none, every line passes.
-  void Build(const std::vector<std::string>& patterns);
+  // Learns the literals each pattern requires (RE2's FilteredRE2 atoms) and keeps the fewest
+  // that it needs one of. `groups[i]`, a bit mask, is the group of patterns[i] (all in group 1
+  // when `groups` is empty). If some pattern requires no literal, every line passes.
+  void Build(const std::vector<std::string>& patterns, const std::vector<uint32_t>& groups = {});
 
-  // False only if the line holds none of the kept literals (compared case-insensitively).
-  bool MayMatch(std::string_view line) const;
+  // The groups of the patterns that may match `line`: those whose kept literals it holds
+  // (compared case-insensitively). 0 only if no pattern can match.
+  uint32_t Groups(std::string_view line) const;
+
+  // Whether some pattern may match `line`.
+  bool MayMatch(std::string_view line) const { return Groups(line) != 0; }
 
   // How many literals it screens for; 0 when it lets every line through.
   size_t literals() const { return literals_.size(); }
@@ -32,11 +37,12 @@ class LiteralScreen {
   struct Literal {
     std::string text;  // lowercase
     size_t anchor;     // where its anchor, bytes chosen to be rare in logs, starts
+    uint32_t groups;   // of the patterns that require it
   };
 
-  // Whether some literal whose anchor starts at line[at] is in the line. Anchors are told apart
-  // by a hash of their first kGram bytes.
-  bool Confirm(std::string_view line, size_t at) const;
+  // The groups of the literals whose anchor starts at line[at] and that are in the line.
+  // Anchors are told apart by a hash of their first kGram bytes.
+  uint32_t Confirm(std::string_view line, size_t at) const;
 
   std::vector<Literal> literals_;
   std::vector<std::pair<uint32_t, size_t>> by_anchor_;  // (hash of anchor, literal), sorted
@@ -53,6 +59,7 @@ class LiteralScreen {
   std::array<std::array<uint8_t, 16>, kMaxAnchor> high_{};
   size_t anchor_length_ = kGram;  // kMaxAnchor unless some literal is shorter
   bool vector_pass_ = false;      // the CPU has AVX2
+  uint32_t all_groups_ = 0;
 };
 
 }  // namespace faultline

@@ -251,8 +251,18 @@ std::optional<std::string> check_wrapped(const Signature& signature, std::string
 Signature::Signature() = default;
 Signature::~Signature() = default;
 
+// The known signatures' patterns and heads in one set, behind the screen's first group. Each
+// unrecognised signature has a group of its own instead (the last bit shared by any past the
+// 31st) and is matched alone: a line with only an error word ("... failed, status ...") then
+// pays for the one pattern that wants that word, not for a set.
 struct SignatureSet::RegexSet {
   RE2::Set set{regex_options(kSetMemoryBudget), RE2::UNANCHORED};
+  std::vector<size_t> owner;         // the signature each pattern of the set is (or is the head of)
+  std::vector<bool> head;            // whether it is that signature's "continues" head
+  std::vector<size_t> unrecognised;  // the unrecognised signatures, in table order
+
+  static constexpr uint32_t kKnown = 1;
+  static uint32_t UnrecognisedGroup(size_t i) { return 1U << std::min<size_t>(1 + i, 31); }
 };
 
 SignatureSet::SignatureSet() : set_(std::make_unique<RegexSet>()) {}
@@ -285,29 +295,37 @@ std::unique_ptr<SignatureSet> SignatureSet::Build(const std::vector<Table>& tabl
       }
     }
   }
-  for (const auto& signature : set->signatures_) {
-    std::string reason;
-    if (set->set_->set.Add(signature->pattern, &reason) < 0) {
-      *error = signature->table + ": signature " + signature->id + ": " + reason;
-      return nullptr;
-    }
-  }
   std::vector<std::string> patterns;
-  for (const auto& signature : set->signatures_) patterns.push_back(signature->pattern);
-  // Heads share the set and the screen: only the lines that reach the set pay for them.
+  std::vector<uint32_t> groups;
+  RegexSet& regexes = *set->set_;
+  const auto add_known = [&](size_t owner, bool head, std::string* reason) {
+    const Signature& signature = *set->signatures_[owner];
+    const std::string& pattern = head ? signature.head : signature.pattern;
+    if (regexes.set.Add(pattern, reason) < 0) return false;
+    regexes.owner.push_back(owner);
+    regexes.head.push_back(head);
+    patterns.push_back(pattern);
+    groups.push_back(RegexSet::kKnown);
+    return true;
+  };
   for (size_t i = 0; i < set->signatures_.size(); ++i) {
     const Signature& signature = *set->signatures_[i];
-    if (signature.continuation_lines == 0) continue;
     std::string reason;
-    if (set->set_->set.Add(signature.head, &reason) < 0) {
+    if (signature.unrecognised) {
+      patterns.push_back(signature.pattern);
+      groups.push_back(RegexSet::UnrecognisedGroup(regexes.unrecognised.size()));
+      regexes.unrecognised.push_back(i);
+    } else if (!add_known(i, false, &reason)) {
+      *error = signature.table + ": signature " + signature.id + ": " + reason;
+      return nullptr;
+    }
+    if (signature.continuation_lines > 0 && !add_known(i, true, &reason)) {
       *error = signature.table + ": signature " + signature.id + ": \"continues\" head: " + reason;
       return nullptr;
     }
-    set->head_owner_.push_back(i);
-    patterns.push_back(signature.head);
   }
-  set->screen_.Build(patterns);
-  if (!set->set_->set.Compile()) {
+  set->screen_.Build(patterns, groups);
+  if (!regexes.owner.empty() && !regexes.set.Compile()) {
     *error = "the signature tables together exceed RE2's memory budget of " +
              std::to_string(kSetMemoryBudget >> 20) + " MiB";
     return nullptr;
@@ -317,41 +335,49 @@ std::unique_ptr<SignatureSet> SignatureSet::Build(const std::vector<Table>& tabl
 
 void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* matches,
                          std::vector<const Signature*>* heads) const {
-  if (!screen_.MayMatch(line)) return;
+  const uint32_t groups = screen_.Groups(line);
+  if (groups == 0) return;
   std::string copy;
   line = as_utf8(line, &copy);
+  const RegexSet& regexes = *set_;
   std::vector<int> hits;
-  if (!set_->set.Match(re2::StringPiece(line.data(), line.size()), &hits)) return;
-  std::sort(hits.begin(), hits.end());
-  // Heads follow the signatures in the set; a head counts only where its pattern did not match.
-  const auto first_head =
-      std::lower_bound(hits.begin(), hits.end(), static_cast<int>(signatures_.size()));
-  if (heads != nullptr) {
-    for (auto hit = first_head; hit != hits.end(); ++hit) {
-      const size_t owner = head_owner_[static_cast<size_t>(*hit) - signatures_.size()];
-      if (!std::binary_search(hits.begin(), first_head, static_cast<int>(owner))) {
-        heads->push_back(signatures_[owner].get());
+  const size_t first = matches->size();
+  if ((groups & RegexSet::kKnown) != 0 &&
+      regexes.set.Match(re2::StringPiece(line.data(), line.size()), &hits)) {
+    std::sort(hits.begin(), hits.end());
+    std::vector<size_t> matched;  // the signatures whose own pattern matched
+    for (int hit : hits) {
+      const auto at = static_cast<size_t>(hit);
+      if (!regexes.head[at]) matched.push_back(regexes.owner[at]);
+    }
+    // A head counts only where its signature's pattern did not match.
+    if (heads != nullptr) {
+      for (int hit : hits) {
+        const auto at = static_cast<size_t>(hit);
+        if (regexes.head[at] &&
+            !std::binary_search(matched.begin(), matched.end(), regexes.owner[at])) {
+          heads->push_back(signatures_[regexes.owner[at]].get());
+        }
       }
     }
-  }
-  hits.erase(first_head, hits.end());
-  const size_t first = matches->size();
-  enum class Tier { kOrdinary, kFallback, kUnrecognised };
-  const auto tier_of = [](const Signature& signature) {
-    return signature.unrecognised ? Tier::kUnrecognised
-           : signature.fallback   ? Tier::kFallback
-                                  : Tier::kOrdinary;
-  };
-  for (Tier tier : {Tier::kOrdinary, Tier::kFallback, Tier::kUnrecognised}) {
-    for (int hit : hits) {
-      const Signature& signature = *signatures_[static_cast<size_t>(hit)];
-      if (tier_of(signature) != tier) continue;
-      SignatureMatch match;
-      if (!match_one(signature, line, &match)) continue;
-      matches->push_back(std::move(match));
-      if (tier == Tier::kUnrecognised) return;  // the first in table order decides
+    for (bool fallback : {false, true}) {
+      for (size_t index : matched) {
+        const Signature& signature = *signatures_[index];
+        if (signature.fallback != fallback) continue;
+        SignatureMatch match;
+        if (match_one(signature, line, &match)) matches->push_back(std::move(match));
+      }
+      if (matches->size() > first) return;
     }
-    if (matches->size() > first) return;
+  }
+  // The first unrecognised signature in table order that matches decides.
+  for (size_t i = 0; i < regexes.unrecognised.size(); ++i) {
+    if ((groups & RegexSet::UnrecognisedGroup(i)) == 0) continue;
+    SignatureMatch match;
+    if (match_one(*signatures_[regexes.unrecognised[i]], line, &match)) {
+      matches->push_back(std::move(match));
+      return;
+    }
   }
 }
 

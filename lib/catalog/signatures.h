@@ -98,10 +98,7 @@ class SignatureSet {
   SignatureSet();
 
   std::vector<std::unique_ptr<Signature>> signatures_;
-  // The set holds every signature's pattern, then the heads of those that continue: set index
-  // signatures_.size() + i is the head of signatures_[head_owner_[i]].
-  std::vector<size_t> head_owner_;
-  LiteralScreen screen_;  // most lines stop here, before the regex set
+  LiteralScreen screen_;  // most lines stop here, before the regex sets
   std::unique_ptr<RegexSet> set_;
 };
 

@@ -32,6 +32,7 @@ std::string_view message_of(std::string_view line) {
     if (line.starts_with(':')) line.remove_prefix(1);
     line = trim(line);
   }
+  if (line.empty() || !std::isdigit(static_cast<unsigned char>(line.front()))) return line;
   static const RE2 kIsoStamp(
       R"(^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+)");
   re2::StringPiece rest(line.data(), line.size());
@@ -90,41 +91,63 @@ std::string line_template(std::string_view line) {
   return text;
 }
 
+// The classes of a byte for TemplateMemo's key: part of a word, a digit, a hex digit.
+enum : uint8_t { kWordByte = 1, kDigitByte = 2, kHexByte = 4 };
+constexpr std::array<uint8_t, 256> kByteClass = [] {
+  std::array<uint8_t, 256> table{};
+  for (int c = 0; c < 256; ++c) {
+    const bool digit = c >= '0' && c <= '9';
+    const bool hex = digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    const bool word = digit || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    table[static_cast<size_t>(c)] = static_cast<uint8_t>(
+        (word ? kWordByte : 0) | (digit ? kDigitByte : 0) | (hex ? kHexByte : 0));
+  }
+  return table;
+}();
+
 const std::string& TemplateMemo::Of(std::string_view line) {
   // The message with each word that holds a digit, or that is a short hex word ("cc" of
   // "0000:cc:00.0"), as '#': what the masks would mask, closely enough to share a template.
   const std::string_view message = message_of(line).substr(0, 2 * kTemplateLength);
-  std::string key;
-  key.reserve(message.size());
+  const auto class_of = [&](size_t i) {
+    return kByteClass[static_cast<unsigned char>(message[i])];
+  };
+  // Written in place: the key is never longer than the message.
+  key_.resize(message.size());
+  char* out = key_.data();
   for (size_t i = 0; i < message.size();) {
-    size_t end = i;
-    bool digit = false;
-    bool hex = true;
-    while (end < message.size() &&
-           (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '_')) {
-      digit = digit || std::isdigit(static_cast<unsigned char>(message[end]));
-      hex = hex && std::isxdigit(static_cast<unsigned char>(message[end]));
-      ++end;
-    }
-    if (end == i) {
-      key += message[i++];
+    if ((class_of(i) & kWordByte) == 0) {
+      *out++ = message[i++];
       continue;
     }
-    if (digit || (hex && end - i <= 4)) {
-      key += '#';
+    size_t end = i;
+    uint8_t all = kHexByte;
+    uint8_t any = 0;
+    for (; end < message.size() && (class_of(end) & kWordByte) != 0; ++end) {
+      all &= class_of(end);
+      any |= class_of(end);
+    }
+    if ((any & kDigitByte) != 0 || (all != 0 && end - i <= 4)) {
+      *out++ = '#';
     } else {
-      key.append(message.substr(i, end - i));
+      out = std::copy(message.begin() + static_cast<std::ptrdiff_t>(i),
+                      message.begin() + static_cast<std::ptrdiff_t>(end), out);
     }
     i = end;
   }
-  if (auto known = templates_.find(key); known != templates_.end()) return known->second;
+  key_.resize(static_cast<size_t>(out - key_.data()));
+  if (auto known = templates_.find(key_); known != templates_.end()) return known->second;
   if (templates_.size() >= kMemoLines) templates_.clear();
-  return templates_.emplace(std::move(key), line_template(line)).first->second;
+  return templates_.emplace(key_, line_template(line)).first->second;
 }
 
 bool error_like_outside_quotes(std::string_view line, const Signature& signature) {
   // Nothing to mask: the match stands.
-  if (line.find_first_of("'\"/") == std::string_view::npos) return true;
+  // One pass over the line (find_first_of would search the three bytes at every position).
+  if (std::none_of(line.begin(), line.end(),
+                   [](char c) { return c == '\'' || c == '"' || c == '/'; })) {
+    return true;
+  }
   std::string text(line);
   apply_masks(kQuotesAndPaths, kQuotesAndPaths + 2, &text);
   return RE2::PartialMatch(text, *signature.regex);

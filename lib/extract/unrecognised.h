@@ -30,6 +30,7 @@ class TemplateMemo {
  private:
   static constexpr size_t kMemoLines = 4096;
   std::unordered_map<std::string, std::string> templates_;  // by message, numbers as '#'
+  std::string key_;  // the key of the latest line: its buffer reused
 };
 
 // Whether `signature` (an unrecognised one, which matched `line`) still matches once the line's

@@ -1,6 +1,7 @@
 #include "state/query.h"
 
 #include <algorithm>
+#include <bitset>
 #include <array>
 #include <cctype>
 #include <utility>
@@ -222,7 +223,19 @@ bool QueryTextReader::MayOpen(std::string_view line) {
     }
     return names;
   }();
-  return line.starts_with('=') ||
+  // The names' first bytes, either case: most lines of every input start with none of them.
+  static const std::bitset<256> kFirstBytes = [] {
+    std::bitset<256> bytes;
+    for (std::string_view name : kOpening) {
+      const auto c = static_cast<unsigned char>(name.front());
+      bytes.set(c);
+      if (c >= 'a' && c <= 'z') bytes.set(c - 'a' + 'A');
+    }
+    return bytes;
+  }();
+  if (line.empty()) return false;
+  if (line.front() == '=') return true;
+  return kFirstBytes[static_cast<unsigned char>(line.front())] &&
          std::any_of(kOpening.begin(), kOpening.end(),
                      [&](std::string_view name) { return StartsWithIgnoringCase(line, name); });
 }
