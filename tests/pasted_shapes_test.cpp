@@ -78,3 +78,34 @@ TEST_CASE("pasted: kernel lines quoted in markdown, SXid detail lines known but 
     CHECK_MESSAGE(!event.fields.contains("template"), event.evidence.text);
   }
 }
+
+TEST_CASE("pasted: a shell prompt names the host of the lines printed after it") {
+  // akash-network/support#209, as posted:
+  // https://github.com/akash-network/support/issues/209
+  ScanOptions options;
+  options.host = "folder-host";
+  const ScanResult result = scan_text(
+      "(venv) root@node1:~/kubespray# nvidia-smi \n"
+      "Unable to determine the device handle for GPU0000:A1:00.0: Unknown Error\n"
+      "\n"
+      "root@node1:~# dmesg -T | grep NVRM\n"
+      "[Thu Apr  4 18:03:56 2024] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.161.07  Sat "
+      "Feb 17 22:55:48 UTC 2024\n"
+      "[Fri Apr  5 21:29:39 2024] NVRM: GPU at PCI:0000:a1:00: "
+      "GPU-979426f2-893a-7cbb-c4cf-81472f89a462\n"
+      "[Fri Apr  5 21:29:39 2024] NVRM: Xid (PCI:0000:a1:00): 79, pid='<unknown>', name=<unknown>, "
+      "GPU has fallen off the bus.\n"
+      "[Fri Apr  5 21:29:39 2024] NVRM: GPU 0000:a1:00.0: GPU has fallen off the bus.\n",
+      options);
+  REQUIRE_FALSE(result.events.empty());
+  CHECK_FALSE(events_of(result, "nvidia-smi-handle-unknown-error").empty());
+  const auto off_bus = events_of(result, "xid-79-off-bus");
+  REQUIRE(off_bus.size() == 1);
+  CHECK(off_bus[0]->gpu.pci == "0000:a1:00.0");
+  for (const Event& event : result.events) {
+    CHECK_MESSAGE(event.host == "node1", event.evidence.text);
+    // The prompt lines themselves say nothing.
+    CHECK(event.evidence.line != 1);
+    CHECK(event.evidence.line != 4);
+  }
+}
