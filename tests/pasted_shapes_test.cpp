@@ -109,3 +109,67 @@ TEST_CASE("pasted: a shell prompt names the host of the lines printed after it")
     CHECK(event.evidence.line != 4);
   }
 }
+
+TEST_CASE("pasted: a Windows console's nvidia-smi reads as the same table on Linux") {
+  // anderskm/gputil#37, PowerShell as posted, with the CRLF line ends a Windows console saves:
+  // https://github.com/anderskm/gputil/issues/37
+  const std::vector<std::string> table = {
+      "Tue Jul 28 16:16:35 2020",
+      "+-----------------------------------------------------------------------------+",
+      "| NVIDIA-SMI 451.77       Driver Version: 451.77       CUDA Version: 11.0     |",
+      "|-------------------------------+----------------------+----------------------+",
+      "| GPU  Name            TCC/WDDM | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+      "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
+      "|===============================+======================+======================|",
+      "|   0  GeForce RTX 208... WDDM  | 00000000:01:00.0  On |                  N/A |",
+      "| N/A   46C    P8     7W /  N/A |   4402MiB /  8192MiB |     18%      Default |",
+      "+-------------------------------+----------------------+----------------------+"};
+  std::string console = "(base) PS C:\\Users\\sarth> nvidia-smi.exe\r\n";
+  std::string plain;
+  for (const std::string& line : table) {
+    console += line + "\r\n";
+    plain += line + "\n";
+  }
+  const ScanResult pasted = scan_text(console);
+  const ScanResult bare = scan_text(plain);
+  CHECK(pasted.input.kind == InputKind::kNvidiaSmi);
+  CHECK(pasted.input.kind == bare.input.kind);
+  CHECK(pasted.events.size() == bare.events.size());
+  REQUIRE(pasted.states.size() == 1);
+  REQUIRE(bare.states.size() == 1);
+  CHECK(pasted.states[0].gpu.pci == "0000:01:00.0");
+  CHECK(pasted.states[0].gpu.index == bare.states[0].gpu.index);
+  CHECK(pasted.states[0].fields == bare.states[0].fields);
+  CHECK(pasted.states[0].source.text == bare.states[0].source.text);
+  CHECK(pasted.states[0].source.line == bare.states[0].source.line + 1);
+}
+
+TEST_CASE("pasted: Python logger names before a message are no syslog host") {
+  // Each line as posted: pytorch/torchtitan#810 ("- root - INFO -" after a stamp, behind
+  // torchrun's tags), Wu0409/DuPL#12 ("- module - INFO:"), showlab/EgoVLP#21 and
+  // Shark-NLP/DiffuSeq#41 (logging's default "LEVEL:logger:message").
+  // https://github.com/pytorch/torchtitan/issues/810 https://github.com/Wu0409/DuPL/issues/12
+  // https://github.com/showlab/EgoVLP/issues/21 https://github.com/Shark-NLP/DiffuSeq/issues/41
+  const ScanResult result = scan_text(
+      "[rank0]:2025-01-28 13:23:00,193 - root - INFO - Training starts at step 1, with local batch "
+      "size 8, global batch size 16, sequence length 2048, total steps 10 (warmup 2)            "
+      "        \n"
+      "[rank0]:[rank0]:[E128 13:23:00.788972321 ProcessGroupNCCL.cpp:1897] [PG ID 0 PG GUID "
+      "0(default_pg) Rank 0] Process group watchdog thread terminated with exception: CUDA error: "
+      "an illegal memory access was encountered\n"
+      "2025-01-21 05:25:51,546 - distributed_c10d.py - INFO: Added key: "
+      "store_based_barrier_key:1 to store for rank: 0\n"
+      "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 "
+      "(pid: 407727) of binary: /fs/nexus-scratch/sanjoyc/anaconda/envs/egovlp/bin/python\n"
+      "INFO:torch.distributed.elastic.agent.server.api:Done waiting for other agents. Elapsed: "
+      "0.00020599365234375 seconds\n");
+  CHECK(result.input.host.empty());
+  for (const Event& event : result.events) CHECK_MESSAGE(event.host.empty(), event.evidence.text);
+  const auto illegal = events_of(result, "cuda-illegal-address");
+  REQUIRE(illegal.size() == 1);
+  CHECK(illegal[0]->rank == 0);
+  const auto failed = events_of(result, "torchrun-worker-failed");
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0]->fields.at("local_rank") == "3");
+  CHECK(failed[0]->fields.at("exitcode") == "-9");
+}
