@@ -110,6 +110,42 @@ TEST_CASE("pasted: a shell prompt names the host of the lines printed after it")
   }
 }
 
+TEST_CASE("pasted: a prompt's host goes to the GPUs of the table after it, not to a line's own") {
+  // cBio/cbio-cluster#38 (Red Hat prompt, then nvidia-smi's table), as posted:
+  // https://github.com/cBio/cbio-cluster/issues/38
+  const ScanResult table = scan_text(
+      "[chodera@gpu-1-12 ~]$ nvidia-smi\n"
+      "Fri Apr 18 12:26:18 2014       \n"
+      "+------------------------------------------------------+                       \n"
+      "| NVIDIA-SMI 331.62     Driver Version: 331.62         |                       \n"
+      "|-------------------------------+----------------------+----------------------+\n"
+      "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+      "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+      "|===============================+======================+======================|\n"
+      "|   0  GeForce GTX 680     Off  | 0000:03:00.0     N/A |                  N/A |\n"
+      "| 30%   35C  N/A     N/A /  N/A |      9MiB /  4095MiB |     N/A      Default |\n"
+      "+-------------------------------+----------------------+----------------------+\n"
+      "|   1  GeForce GTX 680     Off  | 0000:04:00.0     N/A |                  N/A |\n"
+      "| 30%   35C  N/A     N/A /  N/A |      9MiB /  4095MiB |     N/A      Default |\n"
+      "+-------------------------------+----------------------+----------------------+\n");
+  REQUIRE(table.states.size() == 2);
+  for (const GpuState& state : table.states) CHECK(state.host == "gpu-1-12");
+
+  // A line that names its own host keeps it: akash-network/support#209's prompt, then the
+  // NCCL line quoted in scitix/sichek#44 (lines of two posts, pasted one after the other).
+  // https://github.com/scitix/sichek/issues/44
+  const ScanResult own = scan_text(
+      "root@node1:~# dmesg -T | grep NVRM\n"
+      "> [2026-01-04 21:33:04] test-ys-512-scaling-test-0104-1504-a7de2925-master-0:617:2799 [3] "
+      "transport/net_ib.cc:2360 NCCL WARN NET/IB: Got completion from peer "
+      "172.16.234.184<53393> with status=12 opcode=1 len=5222 vendor err 129 (Send) localGid "
+      "::ffff:100.123.200.87 remoteGids::ffff:100.123.200.74 hca mlx5_26\n");
+  REQUIRE_FALSE(own.events.empty());
+  for (const Event& event : own.events) {
+    CHECK(event.host == "test-ys-512-scaling-test-0104-1504-a7de2925-master-0");
+  }
+}
+
 TEST_CASE("pasted: a Windows console's nvidia-smi reads as the same table on Linux") {
   // anderskm/gputil#37, PowerShell as posted, with the CRLF line ends a Windows console saves:
   // https://github.com/anderskm/gputil/issues/37

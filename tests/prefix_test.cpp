@@ -213,6 +213,11 @@ TEST_CASE("shell prompts: the host they name, and lines that only look like one"
   CHECK(prompt_host("[root@bh174 chenyang]# nvidia-smi ") == "bh174");
   CHECK(prompt_host("(deit92) [yuxin.fang@gpu-dev006 deit]$ NCCL_DEBUG=INFO bash train.sh") ==
         "gpu-dev006");
+  // pytorch/torchtitan#810: git's branch after the folder.
+  CHECK(
+      prompt_host("(pytorch) [vasiliy@devgpu005.snc8 ~/local/torchtitan (main)]$ with-proxy "
+                  "CONFIG_FILE=\"./train_configs/debug_model.toml\" NGPU=1 CUDA_VISIBLE_DEVICES=0 "
+                  "./run_llama_train.sh") == "devgpu005.snc8");
   // No prompt: a PRRTE tag, an SCM address, a mail address in prose, a torchrun tag.
   CHECK_FALSE(prompt_host("[prterun-host-100629@1,0]<stdout>: hello"));
   CHECK_FALSE(prompt_host("git@github.com:NVIDIA/nccl.git"));

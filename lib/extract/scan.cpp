@@ -99,8 +99,16 @@ class EventBuilder {
 
     const LinePrefix envelope = Envelope(line, match, journal);
     // "" until the end, when the input's own host is known, unless a shell prompt before the
-    // line named the host it was printed on.
-    event.host = envelope.host.empty() ? PromptHostAt(line.number) : envelope.host;
+    // line named the host it was printed on, and the line names none of its own further in
+    // (NCCL's "host:pid:tid [dev]", which a match may take in).
+    event.host = envelope.host;
+    if (event.host.empty() && !journal) {
+      event.host = PromptHostAt(line.number);
+      if (!event.host.empty()) {
+        std::string own = parse_prefix(line.text.substr(0, kHostPrefixReach), year_).host;
+        if (!own.empty()) event.host = std::move(own);
+      }
+    }
     if (!envelope.host.empty() && named_hosts_.size() < 2) named_hosts_.insert(envelope.host);
     event.evidence = {path_, line.number, envelope.time,
                       std::string(shown.empty() ? line.text : shown), signature.id};
