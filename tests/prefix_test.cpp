@@ -218,6 +218,9 @@ TEST_CASE("shell prompts: the host they name, and lines that only look like one"
       prompt_host("(pytorch) [vasiliy@devgpu005.snc8 ~/local/torchtitan (main)]$ with-proxy "
                   "CONFIG_FILE=\"./train_configs/debug_model.toml\" NGPU=1 CUDA_VISIBLE_DEVICES=0 "
                   "./run_llama_train.sh") == "devgpu005.snc8");
+  // A command run through ssh printed what follows on the host it names (samples/pasted-ticket).
+  CHECK(prompt_host("user@bastion:~$ ssh gpu-node-042 'sudo dmesg -T | grep -i nvrm'") ==
+        "gpu-node-042");
   // No prompt: a PRRTE tag, an SCM address, a mail address in prose, a torchrun tag.
   CHECK_FALSE(prompt_host("[prterun-host-100629@1,0]<stdout>: hello"));
   CHECK_FALSE(prompt_host("git@github.com:NVIDIA/nccl.git"));

@@ -31,6 +31,7 @@ LinePrefix parse_prefix(std::string_view prefix, int year);
 // ran there and what those printed. Bash's defaults, after a virtual environment's "(venv) ":
 //   "root@node1:~/kubespray# "   Debian and Ubuntu: user@host:folder, then $ or #
 //   "[root@bh174 chenyang]# "    Red Hat: [user@host folder], then $ or #
+// A command run through ssh ("user@bastion:~$ ssh gpu-node-042 'dmesg'") names the host instead.
 // nullopt for any other line.
 std::optional<std::string_view> prompt_host(std::string_view line);
 

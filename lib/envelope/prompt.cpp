@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cctype>
 
 #include "envelope/envelope.h"
@@ -19,6 +20,32 @@ bool is_name(std::string_view text) {
     if (!is_name_char(c)) return false;
   }
   return true;
+}
+
+// The host `ssh` runs `command` on ("ssh gpu-node-042 'sudo dmesg'", "ssh -p 22 root@node1 ..."),
+// or "" when the command is no ssh to a host.
+std::string_view ssh_target(std::string_view command) {
+  // ssh's options that take a value, which stands in the next word.
+  constexpr std::string_view kValueOptions = "BbcDEeFIiJLlmOoPpQRSWw";
+  const auto next_word = [&command]() {
+    const size_t start = command.find_first_not_of(' ');
+    if (start == std::string_view::npos) return std::string_view();
+    command.remove_prefix(start);
+    const size_t end = std::min(command.find(' '), command.size());
+    const std::string_view word = command.substr(0, end);
+    command.remove_prefix(end);
+    return word;
+  };
+  if (next_word() != "ssh") return {};
+  for (std::string_view word = next_word(); !word.empty(); word = next_word()) {
+    if (word[0] != '-') {
+      const size_t at = word.rfind('@');
+      const std::string_view host = at == std::string_view::npos ? word : word.substr(at + 1);
+      return is_name(host) ? host : std::string_view();
+    }
+    if (word.size() == 2 && kValueOptions.find(word[1]) != std::string_view::npos) next_word();
+  }
+  return {};
 }
 
 }  // namespace
@@ -55,7 +82,9 @@ std::optional<std::string_view> prompt_host(std::string_view line) {
   }
   if (sign >= line.size() || (line[sign] != '$' && line[sign] != '#')) return std::nullopt;
   if (sign + 1 < line.size() && line[sign + 1] != ' ') return std::nullopt;
-  return host;
+  // What a command run through ssh prints comes from the host it ran on.
+  const std::string_view target = ssh_target(line.substr(sign + 1));
+  return target.empty() ? host : target;
 }
 
 }  // namespace faultline
