@@ -79,6 +79,32 @@ TEST_CASE("pasted: kernel lines quoted in markdown, SXid detail lines known but 
   }
 }
 
+TEST_CASE("pasted: dmesg -T lines quoted in markdown keep their wall-clock time") {
+  // leptonai/gpud#46, components/accelerator/nvidia/error/xid/README.md as posted:
+  // https://github.com/leptonai/gpud/pull/46
+  const ScanResult result = scan_text(
+      "> [Fri Aug 30 11:11:22 2024] nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected "
+      "invalid context, skipping further processing\n"
+      "> [Fri Aug 30 11:43:09 2024] NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', "
+      "name=<unknown>, Graphics SM Warp Exception on (GPC 7, TPC 7, SM 0): Illegal Instruction "
+      "Parameter\n"
+      "> [Fri Aug 30 11:43:14 2024] NVRM: Xid (PCI:0000:cb:00): 109, pid=1797828, "
+      "name=pt_main_thread, Ch 00000008, errorString CTX SWITCH TIMEOUT, Info 0x58005\n");
+  CHECK(result.input.kind == InputKind::kKernelLog);
+  std::vector<int> xids;
+  for (const Event& event : result.events) {
+    if (!event.xid) continue;
+    xids.push_back(*event.xid);
+    CHECK(event.gpu.pci == "0000:cb:00.0");
+    CHECK(event.evidence.time.kind == Timestamp::Kind::kAbsolute);
+  }
+  CHECK(xids == std::vector<int>{13, 109});
+  const auto timeout = std::find_if(result.events.begin(), result.events.end(),
+                                    [](const Event& event) { return event.xid == 109; });
+  REQUIRE(timeout != result.events.end());
+  CHECK(timeout->evidence.time.iso() == "2024-08-30T11:43:14");
+}
+
 TEST_CASE("pasted: a shell prompt names the host of the lines printed after it") {
   // akash-network/support#209, as posted:
   // https://github.com/akash-network/support/issues/209
