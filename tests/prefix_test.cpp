@@ -202,3 +202,30 @@ TEST_CASE("journalctl in another locale: the month as LC_TIME abbreviates it") {
   // An unknown word in the month's place gives no time.
   CHECK_FALSE(parse_prefix("step 15 07:56:59 ", 2025).time.known());
 }
+
+TEST_CASE("shell prompts: the host they name, and lines that only look like one") {
+  using faultline::prompt_host;
+  // akash-network/support#209 (Ubuntu, a virtual environment's name before the prompt).
+  CHECK(prompt_host("(venv) root@node1:~/kubespray# nvidia-smi ") == "node1");
+  CHECK(prompt_host("root@node1:~# dmesg -T | grep NVRM") == "node1");
+  CHECK(prompt_host("root@node1:~# ") == "node1");
+  // xxd3vin/workspace#19 and facebookresearch/deit#28 (Red Hat's bracketed prompt).
+  CHECK(prompt_host("[root@bh174 chenyang]# nvidia-smi ") == "bh174");
+  CHECK(prompt_host("(deit92) [yuxin.fang@gpu-dev006 deit]$ NCCL_DEBUG=INFO bash train.sh") ==
+        "gpu-dev006");
+  // pytorch/torchtitan#810: git's branch after the folder.
+  CHECK(
+      prompt_host("(pytorch) [vasiliy@devgpu005.snc8 ~/local/torchtitan (main)]$ with-proxy "
+                  "CONFIG_FILE=\"./train_configs/debug_model.toml\" NGPU=1 CUDA_VISIBLE_DEVICES=0 "
+                  "./run_llama_train.sh") == "devgpu005.snc8");
+  // A command run through ssh printed what follows on the host it names (samples/pasted-ticket).
+  CHECK(prompt_host("user@bastion:~$ ssh gpu-node-042 'sudo dmesg -T | grep -i nvrm'") ==
+        "gpu-node-042");
+  // No prompt: a PRRTE tag, an SCM address, a mail address in prose, a torchrun tag.
+  CHECK_FALSE(prompt_host("[prterun-host-100629@1,0]<stdout>: hello"));
+  CHECK_FALSE(prompt_host("git@github.com:NVIDIA/nccl.git"));
+  CHECK_FALSE(prompt_host("Contact: john@example.com# for help"));
+  CHECK_FALSE(prompt_host("[default0]:NCCL version 2.18.1+cuda12.1"));
+  // The prompt is no envelope of the command after it: no time, no host.
+  CHECK(parse_prefix("(venv) root@node1:~/kubespray# ", 2024).host.empty());
+}

@@ -65,3 +65,16 @@ TEST_CASE("sniff: nvidia-smi failing to open a GPU is nvidia-smi output") {
                   false);
   CHECK(sniffer.kind() == InputKind::kNvidiaSmi);
 }
+
+TEST_CASE("sniff: a kernel log quoted in markdown is a kernel log") {
+  // leptonai/gpud components/accelerator/nvidia/error/sxid/README.md, NVSwitch lines as quoted
+  // there (none says NVRM or kernel: only the stamp behind the quote tells).
+  CHECK(kind_of({"> [6781753.400584] nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, "
+                 "Link 48 LTSSM Fault Up",
+                 ">",
+                 "> [6781753.404587] nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, "
+                 "Link 63 LTSSM Fault Up",
+                 ">",
+                 "> [6781753.404848] nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 20034, Severity 1 "
+                 "Engine instance 60 Sub-engine instance 00"}) == InputKind::kKernelLog);
+}

@@ -27,6 +27,14 @@ struct LinePrefix {
 // Syslog dates carry no year: `year` is used for them and the time is marked year_assumed.
 LinePrefix parse_prefix(std::string_view prefix, int year);
 
+// The host a shell prompt names, when `line` starts with one: someone pasted the commands they
+// ran there and what those printed. Bash's defaults, after a virtual environment's "(venv) ":
+//   "root@node1:~/kubespray# "   Debian and Ubuntu: user@host:folder, then $ or #
+//   "[root@bh174 chenyang]# "    Red Hat: [user@host folder], then $ or #
+// A command run through ssh ("user@bastion:~$ ssh gpu-node-042 'dmesg'") names the host instead.
+// nullopt for any other line.
+std::optional<std::string_view> prompt_host(std::string_view line);
+
 // One record of `journalctl -o json`, a JSON object a line: the message it carries and its
 // envelope (__REALTIME_TIMESTAMP, __MONOTONIC_TIMESTAMP, _HOSTNAME).
 struct JournalRecord {

@@ -1,7 +1,10 @@
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <set>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "catalog/signatures.h"
 #include "envelope/envelope.h"
@@ -95,7 +98,17 @@ class EventBuilder {
     }
 
     const LinePrefix envelope = Envelope(line, match, journal);
-    event.host = envelope.host;  // "" until Finish() knows the input's own host
+    // "" until the end, when the input's own host is known, unless a shell prompt before the
+    // line named the host it was printed on, and the line names none of its own further in
+    // (NCCL's "host:pid:tid [dev]", which a match may take in).
+    event.host = envelope.host;
+    if (event.host.empty() && !journal) {
+      event.host = PromptHostAt(line.number);
+      if (!event.host.empty()) {
+        std::string own = parse_prefix(line.text.substr(0, kHostPrefixReach), year_).host;
+        if (!own.empty()) event.host = std::move(own);
+      }
+    }
     if (!envelope.host.empty() && named_hosts_.size() < 2) named_hosts_.insert(envelope.host);
     event.evidence = {path_, line.number, envelope.time,
                       std::string(shown.empty() ? line.text : shown), signature.id};
@@ -112,6 +125,22 @@ class EventBuilder {
     const std::string host =
         journal ? journal->host : parse_prefix(text.substr(0, kHostPrefixReach), year_).host;
     if (!host.empty()) named_hosts_.insert(host);
+  }
+
+  // Notes a shell prompt's host: the lines after it, up to the next prompt, were printed there.
+  void NotePrompt(std::string_view host, uint64_t line_number) {
+    if (prompt_hosts_.empty() || prompt_hosts_.back().second != host)
+      prompt_hosts_.emplace_back(line_number, std::string(host));
+  }
+
+  // The host the latest shell prompt before line `line_number` named, or "".
+  std::string PromptHostAt(uint64_t line_number) const {
+    auto after =
+        std::upper_bound(prompt_hosts_.begin(), prompt_hosts_.end(), line_number,
+                         [](uint64_t number, const std::pair<uint64_t, std::string>& prompt) {
+                           return number < prompt.first;
+                         });
+    return after == prompt_hosts_.begin() ? "" : std::prev(after)->second;
   }
 
   // The times of the latest lines of flooded unrecognised kinds, which CountFlooded left.
@@ -240,7 +269,9 @@ class EventBuilder {
   uint64_t last_recognised_line_ = 0;
   uint64_t last_report_line_ = 0;      // the latest line any signature matched
   std::set<std::string> named_hosts_;  // at most two: enough to tell one host from several
-  std::set<std::string> templates_;    // of unrecognised lines, at most kMaxTemplates
+  // Shell prompts pasted with the lines: (line number, host), in input order.
+  std::vector<std::pair<uint64_t, std::string>> prompt_hosts_;
+  std::set<std::string> templates_;  // of unrecognised lines, at most kMaxTemplates
   extract_internal::TemplateMemo template_memo_;
 };
 
@@ -344,6 +375,9 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     const Line line = journal ? Line{journal->message, read.number} : read;
     const LinePrefix* envelope = journal ? &journal->envelope : nullptr;
     if (line.number <= kHostLines) builder.NoteHost(line.text, envelope);
+    if (!journal) {
+      if (auto host = prompt_host(line.text)) builder.NotePrompt(*host, line.number);
+    }
     states.Feed(line.text, line.number);
     sniffer.Observe(line.text, states.InDump());
     // A kernel log holds no training metrics: once that is clear, stop looking for them.
@@ -385,6 +419,7 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     if (event.host.empty()) event.host = host;
   }
   for (GpuState& state : result.states) {
+    if (state.host.empty()) state.host = builder.PromptHostAt(state.source.line);
     if (state.host.empty()) state.host = host;
   }
   for (Series& series : result.series) {

@@ -35,8 +35,14 @@ bool has_kmsg_header(std::string_view line) {
          header.find(' ') == std::string_view::npos;
 }
 
+// A markdown quote ("> ", "> > "): an issue or mail that quotes the log it pastes.
+std::string_view unquoted(std::string_view line) {
+  while (line.starts_with("> ")) line.remove_prefix(2);
+  return line;
+}
+
 bool looks_kernel(std::string_view line) {
-  if (has_dmesg_stamp(line) || has_kmsg_header(line)) return true;
+  if (has_dmesg_stamp(unquoted(line)) || has_kmsg_header(line)) return true;
   // journalctl -o json: a record the kernel wrote.
   if (line.starts_with('{') && line.find(R"("_TRANSPORT" : "kernel")") != std::string_view::npos) {
     return true;
