@@ -46,7 +46,9 @@ void align_times(std::vector<Event>* events, std::vector<GpuState>* states,
 //                       stall_factor times the usual interval and silence_min_seconds.
 //   iterations-skipped  a run of points whose skipped-iteration counters (or NaN-iteration
 //                       counters with a finite loss) add up to at least skipped_run_min, or that
-//                       counted any NaN iteration. A lone skip is the fp16 loss scaler probing.
+//                       counted any NaN iteration, or whose loss scale falls below
+//                       loss_scale_collapse_below (warm-up included). A lone skip is the fp16
+//                       loss scaler probing.
 //
 // Every detector but loss-nan and grad-norm-nan ignores the first warmup_points of a segment
 // (learning-rate warm-up, loss-scale calibration, compilation) and resume_exclusion_points of a
