@@ -340,6 +340,30 @@ TEST_CASE("the first points of a segment are warm-up") {
   CHECK(detect_anomalies(series, parameters()).empty());
 }
 
+// Skipped iterations at the first 4 of 30 points logged every `interval` steps from `first`.
+Series skips_at_start(int64_t first, int64_t interval) {
+  Series series;
+  for (int i = 0; i < 30; ++i) {
+    P p;
+    p.step = first + i * interval;
+    p.skipped = i < 4 ? 3 : 0;
+    p.set(P::kSkipped);
+    series.Add(p);
+  }
+  return series;
+}
+
+TEST_CASE("warm-up is the first steps of training: an excerpt from mid-run has none") {
+  // Megatron logging every 10 iterations from iteration 10: the first 20 points are warm-up.
+  CHECK(of_kind(detect_anomalies(skips_at_start(10, 10), parameters()), "iterations-skipped")
+            .empty());
+  // The same lines pasted from iteration 12000 on.
+  const auto skipped =
+      of_kind(detect_anomalies(skips_at_start(12000, 10), parameters()), "iterations-skipped");
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].fields.at("step") == "12000");
+}
+
 TEST_CASE("a loss scale driven to single digits is reported, warm-up or not") {
   // ymcui/Chinese-LLaMA-Alpaca#534: DeepSpeed halves the scale on five steps in a row, 64 -> 2.
   MetricsReader reader("train.log", "node-1");

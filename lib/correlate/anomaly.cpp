@@ -145,8 +145,22 @@ void detect_nonfinite(const Series& series, Emitter* emit) {
       });
 }
 
+// The points a segment starts with that the detectors skip: after a resume, the first
+// resume_exclusion_points; otherwise those within the first warmup_points logging intervals of
+// training, by their step numbers, so that an excerpt starting mid-run keeps its first points.
+// Steps of lines that print none count from 1, which makes that the first warmup_points.
 size_t exclusion(const Series& series, const AnomalyParameters& k) {
-  return series.resumed ? k.resume_exclusion_points : k.warmup_points;
+  if (series.resumed) return k.resume_exclusion_points;
+  const Points& p = series.points();
+  std::vector<double> gaps;
+  for (size_t i = 1; i < p.size(); ++i) {
+    if (p[i].step > p[i - 1].step) gaps.push_back(static_cast<double>(p[i].step - p[i - 1].step));
+  }
+  if (gaps.empty()) return k.warmup_points;
+  const double warmup_end = median(std::move(gaps)) * static_cast<double>(k.warmup_points);
+  size_t end = 0;
+  while (end < p.size() && static_cast<double>(p[end].step) <= warmup_end) ++end;
+  return end;
 }
 
 // How far each point's loss stands out from the trailing window; 0 where it cannot be told.
