@@ -439,9 +439,9 @@ bool parse_overflow_line(std::string_view body, Record* r) {
     p.step = count->n + 1;
     r->has_step = true;
   }
-  const size_t rank_at = body.find("Rank ", mark);
-  pos = rank_at + 5;
-  if (rank_at < skipping) {
+  // "OVERFLOW! Rank 0 Skipping step": the rank that printed it (always 0; only it prints).
+  if (const size_t rank_at = body.find("Rank ", mark); rank_at < skipping) {
+    pos = rank_at + 5;
     if (auto rank = take_integer(body, &pos)) r->logged_rank = static_cast<int>(*rank);
   }
   r->format = "deepspeed";
