@@ -340,6 +340,80 @@ TEST_CASE("the first points of a segment are warm-up") {
   CHECK(detect_anomalies(series, parameters()).empty());
 }
 
+// Skipped iterations at the first 4 of 30 points logged every `interval` steps from `first`.
+Series skips_at_start(int64_t first, int64_t interval) {
+  Series series;
+  for (int i = 0; i < 30; ++i) {
+    P p;
+    p.step = first + i * interval;
+    p.skipped = i < 4 ? 3 : 0;
+    p.set(P::kSkipped);
+    series.Add(p);
+  }
+  return series;
+}
+
+TEST_CASE("warm-up is the first steps of training: an excerpt from mid-run has none") {
+  // Megatron logging every 10 iterations from iteration 10: the first 20 points are warm-up.
+  CHECK(of_kind(detect_anomalies(skips_at_start(10, 10), parameters()), "iterations-skipped")
+            .empty());
+  // The same lines pasted from iteration 12000 on.
+  const auto skipped =
+      of_kind(detect_anomalies(skips_at_start(12000, 10), parameters()), "iterations-skipped");
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].fields.at("step") == "12000");
+}
+
+TEST_CASE("a loss scale driven to single digits is reported, warm-up or not") {
+  // ymcui/Chinese-LLaMA-Alpaca#534: DeepSpeed halves the scale on five steps in a row, 64 -> 2.
+  MetricsReader reader("train.log", "node-1");
+  uint64_t line = 0;
+  for (int scale = 64; scale > 2; scale /= 2) {
+    reader.Feed(
+        "[2023-06-07 22:16:00,018] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] "
+        "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: " +
+            std::to_string(scale) + ", reducing to " + std::to_string(scale / 2),
+        ++line);
+  }
+  const auto series = reader.Finish();
+  REQUIRE(series.size() == 1);
+  REQUIRE(series[0].points().size() < parameters().warmup_points);
+  const auto skipped = of_kind(detect_anomalies(series[0], parameters()), "iterations-skipped");
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].fields.at("value") == "5");
+  CHECK(skipped[0].evidence.text.find("loss scale 32 -> 2 (below 8") != std::string::npos);
+}
+
+TEST_CASE("the fp16 scaler calibrating down from 2^32 is warm-up (zai-org/CogVideo#233)") {
+  MetricsReader reader("train.log", "node-1");
+  uint64_t line = 0;
+  for (double scale = 4294967296; scale > 67108864; scale /= 2) {
+    reader.Feed(
+        "[2024-09-11 17:52:18,030] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] "
+        "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: " +
+            std::to_string(static_cast<uint64_t>(scale)) + ", reducing to " +
+            std::to_string(static_cast<uint64_t>(scale / 2)),
+        ++line);
+  }
+  const auto series = reader.Finish();
+  REQUIRE(series.size() == 1);
+  CHECK(detect_anomalies(series[0], parameters()).empty());
+}
+
+TEST_CASE("bf16's constant loss scale of 1 has not collapsed") {
+  Series series;
+  for (int i = 1; i <= 5; ++i) {
+    P p;
+    p.step = i;
+    p.loss_scale = 1;
+    p.skipped = 1;
+    p.set(P::kLossScale);
+    p.set(P::kSkipped);
+    series.Add(p);
+  }
+  CHECK(detect_anomalies(series, parameters()).empty());
+}
+
 TEST_CASE("the trailing window's median and MAD equal a selection over a copy of the window") {
   const auto naive_median = [](std::vector<double> values) {
     const auto middle = values.begin() + static_cast<long>(values.size() / 2);

@@ -319,3 +319,29 @@ TEST_CASE("a training stall is drawn in the job's lane, as its table says") {
   CHECK(catalog().knowledge.lane_of("xid-79-off-bus") == Lane::kHardware);
   CHECK(catalog().knowledge.lane_of("remapped_rows.pending") == Lane::kHardware);
 }
+
+TEST_CASE("fp16 overflows driving the loss scale to its minimum: an error, and no hardware") {
+  // ymcui/Chinese-LLaMA-Alpaca#534: DeepSpeed's overflow lines glued to the HF Trainer's bar, the
+  // scale halving 64 -> 2, and the exception DeepSpeed ends such a run with.
+  std::string log;
+  int step = 378;
+  for (int scale = 64; scale > 2; scale /= 2) {
+    log += fmt::format(
+        " 14%|█▍        | {}/2724 [13:58:09<86:18:35, 132.44s/it][2023-06-07 22:{}:00,018] [INFO] "
+        "[loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted "
+        "loss scale: {}, reducing to {}\n",
+        step, 16 + 2 * (step - 378), scale, scale / 2);
+    ++step;
+  }
+  log +=
+      "Exception: Current loss scale already at minimum - cannot decrease scale anymore. "
+      "Exiting run.\n";
+  LogFolder folder;
+  const Analysis analysis = analyze({folder.Write("train.log", log)}, catalog());
+  REQUIRE(analysis.diagnoses.size() == 2);
+  const Diagnosis& top = analysis.diagnoses[0];
+  CHECK(top.failure->id == "loss-scale-at-minimum");
+  CHECK(top.severity == Severity::kError);
+  CHECK(top.failure->kind != ClassKind::kHardware);
+  CHECK(analysis.diagnoses[1].failure->id == "iterations-skipped");
+}

@@ -227,6 +227,136 @@ TEST_CASE("DeepSpeed step line (deepspeedai/DeepSpeed#1825): cumulative skipped,
   CHECK(p[0].time == doctest::Approx(unix_seconds(2022, 3, 11, 2, 6, 58.985)));
 }
 
+// ---- DeepSpeed's fp16 loss scaler (training-logs.md §2) ----------------------------------------
+
+// The deepspeed series among `series`: overflow lines make one of their own.
+const Series& deepspeed_series(const std::vector<Series>& series) {
+  const auto it = std::find_if(series.begin(), series.end(),
+                               [](const Series& s) { return s.format == "deepspeed"; });
+  REQUIRE(it != series.end());
+  return *it;
+}
+
+TEST_CASE(
+    "DeepSpeed overflow lines glued to the HF Trainer's bar (ymcui/Chinese-LLaMA-Alpaca#534)") {
+  const auto series = read(
+      {" 14%|█▍        | 378/2724 [13:58:09<86:18:35, 132.44s/it][2023-06-07 22:16:00,018] [INFO] "
+       "[loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted "
+       "loss scale: 64, reducing to 32",
+       " 14%|█▍        | 379/2724 [14:00:21<86:09:52, 132.28s/it][2023-06-07 22:18:11,762] [INFO] "
+       "[loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted "
+       "loss scale: 32, reducing to 16",
+       " 14%|█▍        | 380/2724 [14:02:33<86:01:24, 132.12s/it]",
+       "{'loss': 2.0491, 'learning_rate': 0.0001961913563176343, 'epoch': 0.28}",
+       " 14%|█▍        | 380/2724 [14:02:33<86:01:24, 132.12s/it][2023-06-07 22:20:23,340] [INFO] "
+       "[loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted "
+       "loss scale: 16, reducing to 8"});
+  REQUIRE(series.size() == 2);  // and the HF Trainer's dict
+  const Series& overflows = deepspeed_series(series);
+  CHECK(overflows.rank == 0);
+  const auto& p = overflows.points();
+  REQUIRE(p.size() == 3);
+  // The bar counts the steps done; the overflow is in the next one.
+  CHECK(p[0].step == 379);
+  CHECK(p[1].step == 380);
+  CHECK(p[2].step == 381);
+  for (const P& point : p) CHECK(point.skipped == 1);
+  CHECK(p[0].loss_scale == 32);
+  CHECK(p[2].loss_scale == 8);
+  CHECK(p[0].line == 1);
+  CHECK(p[0].time == doctest::Approx(unix_seconds(2023, 6, 7, 22, 16, 0.018)));
+}
+
+TEST_CASE("DeepSpeed overflow lines without a bar are numbered in order (zai-org/CogVideo#233)") {
+  const auto series = read(
+      {"[2024-09-11 17:52:18,030] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! "
+       "Rank 0 Skipping step. Attempted loss scale: 4294967296, reducing to 2147483648",
+       "[2024-09-11 17:52:32,563] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! "
+       "Rank 0 Skipping step. Attempted loss scale: 2147483648, reducing to 1073741824"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "deepspeed");
+  const auto& p = series[0].points();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].step == 1);
+  CHECK(p[1].step == 2);
+  CHECK(p[0].loss_scale == doctest::Approx(2147483648.0));
+  CHECK(p[1].skipped == 1);
+}
+
+TEST_CASE("DeepSpeed overflow: the older [deepscale] floats (huggingface/transformers#9996)") {
+  const P p = only_point(
+      {"  1%|▉    …    | 6/1184 [00:21<1:09:10,  3.52s/it][2021-02-04 15:06:19,825] [INFO] "
+       "[stage2.py:1357:step] [deepscale] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: "
+       "134217728.0, reducing to 67108864.0"});
+  CHECK(p.step == 7);
+  CHECK(p.skipped == 1);
+  CHECK(p.loss_scale == doctest::Approx(67108864.0));
+}
+
+TEST_CASE("DeepSpeed overflow: hysteresis keeps the scale, bf16 prints none (loss_scaler.py)") {
+  // The shapes loss_scaler.py's update_scale prints (training-logs.md §2), stamped as DeepSpeed's
+  // logger stamps them.
+  P p = only_point(
+      {"[2023-04-28 06:51:30,648] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! "
+       "Rank 0 Skipping step. Attempted loss scale: 65536, but hysteresis is 2. Reducing "
+       "hysteresis to 1"});
+  CHECK(p.skipped == 1);
+  CHECK(p.loss_scale == 65536);
+  p = only_point(
+      {"[2023-04-28 06:51:30,648] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! "
+       "Rank 0 Skipping step."});
+  CHECK(p.skipped == 1);
+  CHECK_FALSE(p.has(P::kLossScale));
+}
+
+TEST_CASE("DeepSpeed overflow at a scale grown back is not part of the run before it") {
+  // deepspeedai/DeepSpeed#931's line, and the same overflow again after the scaler doubled the
+  // scale back (a window of clean steps later).
+  const auto series = read(
+      {"[2023-04-28 06:51:30,648] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! "
+       "Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768",
+       "[2023-04-28 07:51:30,648] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! "
+       "Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768"});
+  REQUIRE(series.size() == 1);
+  const auto& p = series[0].points();
+  REQUIRE(p.size() == 3);
+  CHECK(p[1].skipped == 0);
+  CHECK(p[1].loss_scale == 65536);
+  CHECK(p[1].step < p[2].step);
+  CHECK(p[2].skipped == 1);
+}
+
+TEST_CASE("DeepSpeed step lines and overflow lines count each skipped step once") {
+  const auto series = read(
+      {"[2022-03-11 02:06:58,985] [INFO] [logging.py:69:log_dist] [Rank 0] step=40, skipped=2, "
+       "lr=[5e-05], mom=[[0.9, 0.999]]",
+       "[2022-03-11 02:07:01,000] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! "
+       "Rank 0 Skipping step. Attempted loss scale: 64, reducing to 32",
+       "[2022-03-11 02:07:07,000] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! "
+       "Rank 0 Skipping step. Attempted loss scale: 32, reducing to 16",
+       "[2022-03-11 02:07:58,985] [INFO] [logging.py:69:log_dist] [Rank 0] step=50, skipped=5, "
+       "lr=[5e-05], mom=[[0.9, 0.999]]",
+       "[2022-03-11 02:08:01,000] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] OVERFLOW! "
+       "Rank 0 Skipping step. Attempted loss scale: 16, reducing to 8",
+       "[2022-03-11 02:08:07,985] [INFO] [logging.py:69:log_dist] [Rank 0] step=51, skipped=6, "
+       "lr=[5e-05], mom=[[0.9, 0.999]]"});
+  REQUIRE(series.size() == 1);
+  const auto& p = series[0].points();
+  REQUIRE(p.size() == 5);
+  CHECK(p[0].step == 40);
+  CHECK(p[1].step == 41);
+  CHECK(p[2].step == 42);
+  CHECK(p[3].step == 50);
+  CHECK(p[3].skipped == 1);  // 3 since step 40, 2 of them reported by overflow lines
+  // The overflow numbered 51 is step 51's: one point, one skipped step.
+  CHECK(p[4].step == 51);
+  CHECK(p[4].skipped == 1);
+  CHECK(p[4].loss_scale == 8);
+  uint64_t skipped = 0;
+  for (const P& point : p) skipped += point.skipped;
+  CHECK(skipped == 6);
+}
+
 TEST_CASE("HF Trainer dicts (AnswerDotAI/ModernBERT#233): numbered in order, nan kept") {
   const auto series = read(
       {"{'loss': 0.2051, 'grad_norm': nan, 'learning_rate': 9.774074342405685e-06, 'epoch': "

@@ -139,9 +139,10 @@ struct AnomalyParameters {
   double divergence_rise;          // each at least this much over the lowest median before
   double stall_factor;             // an iteration this much slower than the trailing median
   size_t stall_min_history_points;
-  double silence_min_seconds;  // the log going on this long after the last metrics
-  size_t silence_min_gaps;     // gaps between points the usual interval is taken from
-  size_t skipped_run_min;      // skipped iterations a run of points adds up to
+  double silence_min_seconds;        // the log going on this long after the last metrics
+  size_t silence_min_gaps;           // gaps between points the usual interval is taken from
+  size_t skipped_run_min;            // skipped iterations a run of points adds up to
+  double loss_scale_collapse_below;  // a falling fp16 loss scale below this has collapsed
   size_t resume_settle_min_points;
 };
 

@@ -342,6 +342,7 @@ constexpr AnomalyParameter kAnomalyParameters[] = {
     {"silence_min_seconds", nullptr, &AnomalyParameters::silence_min_seconds},
     {"silence_min_gaps", &AnomalyParameters::silence_min_gaps},
     {"skipped_run_min", &AnomalyParameters::skipped_run_min},
+    {"loss_scale_collapse_below", nullptr, &AnomalyParameters::loss_scale_collapse_below},
     {"resume_settle_min_points", &AnomalyParameters::resume_settle_min_points},
 };
 

@@ -145,8 +145,22 @@ void detect_nonfinite(const Series& series, Emitter* emit) {
       });
 }
 
+// The points a segment starts with that the detectors skip: after a resume, the first
+// resume_exclusion_points; otherwise those within the first warmup_points logging intervals of
+// training, by their step numbers, so that an excerpt starting mid-run keeps its first points.
+// Steps of lines that print none count from 1, which makes that the first warmup_points.
 size_t exclusion(const Series& series, const AnomalyParameters& k) {
-  return series.resumed ? k.resume_exclusion_points : k.warmup_points;
+  if (series.resumed) return k.resume_exclusion_points;
+  const Points& p = series.points();
+  std::vector<double> gaps;
+  for (size_t i = 1; i < p.size(); ++i) {
+    if (p[i].step > p[i - 1].step) gaps.push_back(static_cast<double>(p[i].step - p[i - 1].step));
+  }
+  if (gaps.empty()) return k.warmup_points;
+  const double warmup_end = median(std::move(gaps)) * static_cast<double>(k.warmup_points);
+  size_t end = 0;
+  while (end < p.size() && static_cast<double>(p[end].step) <= warmup_end) ++end;
+  return end;
 }
 
 // How far each point's loss stands out from the trailing window; 0 where it cannot be told.
@@ -360,24 +374,45 @@ bool skipped_any(const MetricPoint& p) {
   return p.skipped > 0 || (p.nan_iterations > 0 && !p.loss_nonfinite());
 }
 
+// Whether the loss scale falls below `floor` within the run first..last, from a higher value in
+// the run or at the point before it: the fp16 scaler driven that low overflows at nearly every
+// step. A scale that stays low (bf16 prints a constant 1) has not fallen.
+bool scale_collapses(const Points& p, size_t first, size_t last, double floor) {
+  double highest = 0;
+  for (size_t i = first > 0 ? first - 1 : 0; i <= last; ++i) {
+    if (!p[i].has(MetricPoint::kLossScale)) continue;
+    if (p[i].loss_scale < floor && highest > p[i].loss_scale) return true;
+    highest = std::max(highest, static_cast<double>(p[i].loss_scale));
+  }
+  return false;
+}
+
 void detect_skipped(const Series& series, const AnomalyParameters& k, Emitter* emit) {
   const Points& p = series.points();
+  // A collapsing scale is no warm-up: calibration from a high initial scale never falls that low.
   for_each_run(
-      p, exclusion(series, k), [&](size_t i) { return skipped_any(p[i]); },
+      p, 0, [&](size_t i) { return skipped_any(p[i]); },
       [&](size_t first, size_t last) {
+        const bool collapsed = scale_collapses(p, first, last, k.loss_scale_collapse_below);
+        if (!collapsed) first = std::max(first, exclusion(series, k));
+        if (first > last) return;
         uint64_t skipped = 0;
         uint64_t nans = 0;
         for (size_t i = first; i <= last; ++i) {
           skipped += p[i].skipped;
           if (!p[i].loss_nonfinite()) nans += p[i].nan_iterations;
         }
-        if (std::max(skipped, nans) < k.skipped_run_min && nans == 0) return;
+        if (std::max(skipped, nans) < k.skipped_run_min && nans == 0 && !collapsed) return;
         std::string text =
             fmt::format("step {}: {} iterations skipped", p[first].step, std::max(skipped, nans));
         if (nans > 0) text += fmt::format(", {} with a NaN loss", nans);
         if (p[first].has(MetricPoint::kLossScale) && p[last].has(MetricPoint::kLossScale)) {
           text += fmt::format("; loss scale {} -> {}", number(p[first].loss_scale),
                               number(p[last].loss_scale));
+        }
+        if (collapsed) {
+          text += fmt::format(" (below {}: nearly every step overflows)",
+                              number(k.loss_scale_collapse_below));
         }
         emit->Emit({derived::kIterationsSkipped, &p[first], text + run_suffix(p, first, last),
                     static_cast<double>(std::max(skipped, nans)), 0, 0, last - first + 1,

@@ -46,13 +46,17 @@ void align_times(std::vector<Event>* events, std::vector<GpuState>* states,
 //                       stall_factor times the usual interval and silence_min_seconds.
 //   iterations-skipped  a run of points whose skipped-iteration counters (or NaN-iteration
 //                       counters with a finite loss) add up to at least skipped_run_min, or that
-//                       counted any NaN iteration. A lone skip is the fp16 loss scaler probing.
+//                       counted any NaN iteration, or whose loss scale falls below
+//                       loss_scale_collapse_below (warm-up included). A lone skip is the fp16
+//                       loss scaler probing.
 //
-// Every detector but loss-nan and grad-norm-nan ignores the first warmup_points of a segment
-// (learning-rate warm-up, loss-scale calibration, compilation) and resume_exclusion_points of a
-// resumed one. A loss spike right after a resume comes from the data loader's state and the
-// optimizer warming up again, not from the hardware (stas00/ml-engineering, "resume spikes"):
-// it is reported only as the info event "loss-resume-spike", which no failure class names.
+// Every detector but loss-nan and grad-norm-nan ignores the points within the first
+// warmup_points logging intervals (the median step gap) of training, by their steps: learning-rate
+// warm-up, loss-scale calibration, compilation; a log pasted from mid-run has none. A resumed
+// segment's first resume_exclusion_points are ignored instead. A loss spike right after a resume
+// comes from the data loader's state and the optimizer warming up again, not from the hardware
+// (stas00/ml-engineering, "resume spikes"): it is reported only as the info event
+// "loss-resume-spike", which no failure class names.
 std::vector<Event> detect_anomalies(const Series& series, const AnomalyParameters& k);
 
 // When the job's ranks time out in the same collective, the rank that failed or hung first is

@@ -186,6 +186,8 @@ struct Record {
   std::optional<int> logged_rank;  // DeepSpeed's "[Rank N]" inside the message
   bool throughput_key = false;     // torchtitan's tps/wps
   bool reject = false;             // a summary or validation line
+  bool overflow = false;           // an fp16 loss scaler's overflow: one skipped iteration
+  std::optional<float> attempted_loss_scale;  // the scale that overflowed
 };
 
 void store(const Key& key, double value, Record* r) {
@@ -375,6 +377,78 @@ bool parse_word_line(std::string_view body, Record* r) {
   return true;
 }
 
+// The "n/total" of a tqdm bar whose "%|" is at `bar`: "%|####   | 4846/12331 [" (total "?" when
+// unknown); `*pos` ends past it.
+struct BarCount {
+  int64_t n = 0;
+  std::optional<int64_t> total;
+};
+
+std::optional<BarCount> bar_count(std::string_view text, size_t bar, size_t* pos) {
+  const size_t close = text.find('|', bar + 2);
+  if (close == std::string_view::npos) return std::nullopt;
+  *pos = close + 1;
+  while (*pos < text.size() && text[*pos] == ' ') ++*pos;
+  auto n = take_integer(text, pos);
+  if (!n || *pos >= text.size() || text[*pos] != '/') return std::nullopt;
+  ++*pos;
+  return BarCount{*n, take_integer(text, pos)};
+}
+
+// ---- DeepSpeed's fp16 loss scaler: "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 64,
+// reducing to 32" (§2) --------------------------------------------------------------------------
+
+// One skipped iteration and the scale it falls back to. The scaler (ZeRO's DynamicLossScaler, the
+// older "[deepscale]" stage2, FP16_Optimizer's "Overflow detected.") prints no step; a hysteresis
+// step ("Attempted loss scale: 64, but hysteresis is 2") keeps the scale, and bf16 prints no scale.
+bool parse_overflow_line(std::string_view body, Record* r) {
+  const size_t skipping = body.find(" Skipping step");
+  if (skipping == std::string_view::npos) return false;
+  size_t mark = body.rfind("OVERFLOW!", skipping);
+  if (mark == std::string_view::npos) mark = body.rfind("Overflow detected.", skipping);
+  if (mark == std::string_view::npos) return false;
+  MetricPoint& p = r->point;
+  p.skipped = 1;
+  p.set(MetricPoint::kSkipped);
+  constexpr std::string_view kAttempted = "Attempted loss scale: ";
+  constexpr std::string_view kReducing = ", reducing to ";
+  const size_t attempted = body.find(kAttempted, skipping);
+  if (attempted != std::string_view::npos) {
+    const std::string_view after = body.substr(attempted + kAttempted.size());
+    const size_t reducing = after.find(kReducing);
+    const auto tried = read_number(after);
+    const auto next = reducing == std::string_view::npos
+                          ? tried
+                          : read_number(after.substr(reducing + kReducing.size()));
+    if (tried) r->attempted_loss_scale = static_cast<float>(*tried);
+    if (next) {
+      p.loss_scale = static_cast<float>(*next);
+      p.set(MetricPoint::kLossScale);
+    }
+  }
+  // The logger's stamp follows whatever a progress bar drew before it on the line. The HF
+  // Trainer's bar counts the optimizer steps done: the overflow is in the next one.
+  const std::string_view head = body.substr(0, mark);
+  if (auto seconds = find_datetime(head)) {
+    p.time = *seconds;
+    p.set(MetricPoint::kTime);
+  }
+  size_t pos = 0;
+  const size_t bar = head.rfind("%|");
+  if (auto count = bar == std::string_view::npos ? std::nullopt : bar_count(head, bar, &pos)) {
+    p.step = count->n + 1;
+    r->has_step = true;
+  }
+  // "OVERFLOW! Rank 0 Skipping step": the rank that printed it (always 0; only it prints).
+  if (const size_t rank_at = body.find("Rank ", mark); rank_at < skipping) {
+    pos = rank_at + 5;
+    if (auto rank = take_integer(body, &pos)) r->logged_rank = static_cast<int>(*rank);
+  }
+  r->format = "deepspeed";
+  r->overflow = true;
+  return true;
+}
+
 // ---- Lightning / tqdm: "Epoch 1:  39%|####   | 4846/12331 [05:59<09:15, 13.47it/s, k=v]" ---
 
 // The seconds per iteration in tqdm's rate ("13.47it/s", "41.36s/it"), if printed.
@@ -392,14 +466,8 @@ bool parse_progress_bar(std::string_view body, Record* r) {
   if (desc == std::string_view::npos || bar == std::string_view::npos || desc > bar) return false;
   size_t pos = desc + 6;
   auto epoch = take_integer(body, &pos);
-  const size_t close = body.find('|', bar + 2);
-  if (!epoch || close == std::string_view::npos) return false;
-  pos = close + 1;
-  while (pos < body.size() && body[pos] == ' ') ++pos;
-  auto n = take_integer(body, &pos);
-  if (!n || pos >= body.size() || body[pos] != '/') return false;
-  ++pos;
-  auto total = take_integer(body, &pos);
+  const std::optional<BarCount> count = epoch ? bar_count(body, bar, &pos) : std::nullopt;
+  if (!count) return false;
   const size_t open = body.find('[', pos);
   const size_t end = body.find(']', open);
   if (open == std::string_view::npos || end == std::string_view::npos) return false;
@@ -417,7 +485,10 @@ bool parse_progress_bar(std::string_view body, Record* r) {
     r->point.set(MetricPoint::kIterationSeconds);
   }
   // NeMo 1.x logs global_step; otherwise count batches across epochs when the total is known.
-  if (!r->has_step) r->point.step = total && *total > 0 ? *epoch * *total + *n : *n;
+  if (!r->has_step) {
+    r->point.step =
+        count->total && *count->total > 0 ? *epoch * *count->total + count->n : count->n;
+  }
   r->has_step = true;
   r->format = "lightning";
   return true;
@@ -425,7 +496,7 @@ bool parse_progress_bar(std::string_view body, Record* r) {
 
 // Each parser gets a fresh record: a failed attempt may have stored values.
 std::optional<Record> parse_record(std::string_view body) {
-  for (auto parse : {parse_pipe_line, parse_progress_bar, parse_word_line}) {
+  for (auto parse : {parse_overflow_line, parse_pipe_line, parse_progress_bar, parse_word_line}) {
     Record record;
     if (parse(body, &record)) return record;
   }
@@ -514,9 +585,10 @@ struct MetricsReader::Impl {
     SeriesKey key;
     size_t series = 0;  // index into all
     bool pending = false;
-    MetricPoint point;
-    uint64_t ordinal = 0;  // steps of formats that print none (HF Trainer dicts)
+    MetricPoint point;  // the latest point: a line that prints no step comes after it
     std::optional<uint64_t> skipped_total;
+    uint64_t overflow_points = 0;     // overflow lines made points since the last skipped counter
+    std::optional<float> loss_scale;  // the latest the segment printed
     std::optional<double> epoch;
     uint64_t generation = 0;
   };
@@ -560,7 +632,8 @@ struct MetricsReader::Impl {
     Open* state = Find(key);
     if (state == nullptr) return;
     MetricPoint& point = record.point;
-    if (!record.has_step) point.step = static_cast<int64_t>(++state->ordinal);
+    // Lines without a step (HF Trainer dicts, overflow lines) are numbered on from the latest.
+    if (!record.has_step) point.step = state->point.step + 1;
     if (state->generation != generation) {
       state->generation = generation;
       Restart(state, banner_resumed);
@@ -570,18 +643,46 @@ struct MetricsReader::Impl {
       Restart(state, true);
     }
     if (record.epoch) state->epoch = record.epoch;
+    // A step's lines merge into one point; an overflow is a skipped step of its own.
+    const bool same_step = !record.overflow && state->pending && point.step == state->point.step;
     if (record.skipped_total) {
-      // DeepSpeed counts skipped steps since the start; a point holds those since the last one.
+      // DeepSpeed counts skipped steps since the start; a point holds those since the last one
+      // that no overflow line made a point of its own. An overflow at this very step is this
+      // point, which the line's count includes.
       const uint64_t before = state->skipped_total.value_or(0);
-      point.skipped = static_cast<uint32_t>(
-          *record.skipped_total >= before ? *record.skipped_total - before : *record.skipped_total);
+      uint64_t skipped =
+          *record.skipped_total >= before ? *record.skipped_total - before : *record.skipped_total;
+      const uint64_t elsewhere = state->overflow_points - (same_step && state->overflow_points > 0);
+      skipped -= std::min(skipped, elsewhere);
+      point.skipped = static_cast<uint32_t>(skipped);
       point.set(MetricPoint::kSkipped);
       state->skipped_total = record.skipped_total;
+      state->overflow_points = 0;
     }
-    if (state->pending && point.step == state->point.step) {
+    if (record.overflow) {
+      ++state->overflow_points;
+      // The scaler grows the scale back only after a window of steps without overflow: an
+      // overflow at a higher scale than the last one left is not part of the same run.
+      if (record.attempted_loss_scale && state->loss_scale &&
+          *record.attempted_loss_scale > *state->loss_scale) {
+        MetricPoint regrown = point;
+        regrown.step = record.has_step ? std::max(point.step - 1, state->point.step) : point.step;
+        regrown.skipped = 0;
+        regrown.loss_scale = *record.attempted_loss_scale;
+        regrown.set(MetricPoint::kLossScale);
+        Push(state, regrown);
+        if (!record.has_step) ++point.step;
+      }
+    }
+    if (point.has(MetricPoint::kLossScale)) state->loss_scale = point.loss_scale;
+    if (same_step) {
       overwrite(point, &state->point);
       return;
     }
+    Push(state, point);
+  }
+
+  void Push(Open* state, const MetricPoint& point) {
     Commit(state);
     state->point = point;
     state->pending = true;
@@ -627,6 +728,7 @@ struct MetricsReader::Impl {
     state->series = all.size();
     all.push_back(NewSeries(state->key, segment, resumed));
     state->epoch.reset();
+    state->loss_scale.reset();
     Rebalance();
   }
 

@@ -17,7 +17,9 @@ namespace faultline {
 // Recognised (formats in docs/formats/training-logs.md):
 //   Megatron-LM / Megatron-DeepSpeed "iteration N/M | key: value | ..." (§1.1), including the
 //     NaN iterations that print no "lm loss" but count "number of nan iterations";
-//   DeepSpeed "step=N, skipped=S, lr=[...]" (§2), S cumulative;
+//   DeepSpeed "step=N, skipped=S, lr=[...]" (§2), S cumulative, and its fp16 loss scaler's
+//     "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: A, reducing to B" (§2): one skipped
+//     step at scale B, numbered by a tqdm bar glued before it, else after the latest point;
 //   Hugging Face Trainer dicts "{'loss': 2.31, 'grad_norm': 1.41, ...}" (§3), numbered in order
 //     since they print no step;
 //   Lightning / tqdm progress bars "Epoch E: P%|...| n/total [..., rate, k=v, ...]" (§4),
