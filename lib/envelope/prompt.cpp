@@ -67,7 +67,7 @@ std::optional<std::string_view> prompt_host(std::string_view line) {
   while (end < line.size() && is_name_char(line[end])) ++end;
   const std::string_view host = line.substr(at + 1, end - at - 1);
   if (host.empty() || end >= line.size()) return std::nullopt;
-  size_t sign;
+  size_t sign = 0;
   if (bracketed) {
     // Red Hat's "[user@host folder]# ": the folder's last name, then the bracket.
     if (line[end] != ' ') return std::nullopt;
