@@ -345,3 +345,37 @@ TEST_CASE("fp16 overflows driving the loss scale to its minimum: an error, and n
   CHECK(top.failure->kind != ClassKind::kHardware);
   CHECK(analysis.diagnoses[1].failure->id == "iterations-skipped");
 }
+
+TEST_CASE("an MMU fault and a later PMU halt on one GPU rest on different lines: two diagnoses") {
+  LogFolder logs;
+  logs.Write("dmesg.txt",
+             "[  170.053881] NVRM: Xid (PCI:0000:01:00): 31, Ch 00000013, engmask 00000101, intr "
+             "10000000\n"
+             "[  391.163575] NVRM: Xid (PCI:0000:01:00): 62, 3243ec3b 0000c3d8 00000000 206dae62 "
+             "206da01c 206da18a 206d85f0 206d8d80\n");
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 2);
+  std::vector<std::string> ids;
+  for (const Diagnosis& d : analysis.diagnoses) {
+    CHECK(d.gpu.pci == "0000:01:00.0");
+    CHECK(d.evidence.size() == 1);
+    ids.push_back(d.failure->id);
+  }
+  CHECK(ids[0] != ids[1]);
+}
+
+TEST_CASE("a remap failure after a double-bit error is its consequence: one incident") {
+  LogFolder logs;
+  logs.Write(
+      "kern.log",
+      "Mar  5 10:12:33 gpu-node-017 kernel: [ 5120.100000] NVRM: Xid (PCI:0000:3b:00): 48, pid=88, "
+      "name=python, An uncorrectable double bit error (DBE) has been detected on GPU in the "
+      "framebuffer at physAddr 0x1a2b3c000 partition 3, subpartition 1.\n"
+      "Mar  5 10:12:34 gpu-node-017 kernel: [ 5121.100000] NVRM: Xid (PCI:0000:3b:00): 64, pid=88, "
+      "name=python, Row Remapper Error: (0x00000000019a4e80) - All reserved rows for bank are "
+      "remapped\n");
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].evidence.size() == 2);
+  CHECK(has_note(analysis.diagnoses[0], "Also fits ecc-dbe"));
+}

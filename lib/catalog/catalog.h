@@ -75,6 +75,9 @@ struct FailureClass {
   std::vector<Condition> supported_by;
   std::vector<Condition> contradicted_by;
   std::vector<std::string> symptom_of;  // classes whose diagnosis this one is collateral to
+  // Classes whose incident on the same GPU this one is part of, as its consequence (Xid 43 after
+  // Xid 31, Xid 63 after Xid 48; "*": any): it does not make an incident of its own.
+  std::vector<std::string> consequence_of;
   bool job_wide = false;  // a symptom on any host of the job (NCCL timeouts on every rank)
   // A symptom only of a cause last seen at most this many seconds before it (a loss spike
   // "shortly after" an Xid); unset: any earlier cause.

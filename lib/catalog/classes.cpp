@@ -186,6 +186,7 @@ bool parse_class(const json& entry, FailureClass* c, std::string* error) {
     return false;
   }
   c->symptom_of = texts(entry, "symptom_of");
+  c->consequence_of = texts(entry, "consequence_of");
   c->explanation = text(entry, "explanation");
   c->fix = texts(entry, "fix");
   if (auto it = entry.find("verify"); it != entry.end() && it->is_array()) {

@@ -96,9 +96,11 @@ class Linter {
       reachable |= Condition(id, condition);
     }
     if (!reachable) Problem("class", id, "no supporting condition can ever hold");
-    for (const char* key : {"related", "symptom_of"}) {
+    for (const char* key : {"related", "symptom_of", "consequence_of"}) {
       for (const json& other : entry.value(key, json::array())) {
-        if (!other.is_string() || !catalog_.knowledge.find_class(other.get<std::string>())) {
+        const bool any = std::string_view(key) == "consequence_of" && other == "*";
+        if (!any &&
+            (!other.is_string() || !catalog_.knowledge.find_class(other.get<std::string>()))) {
           Problem("class", id, std::string(key) + " names an unknown class " + other.dump());
         }
       }

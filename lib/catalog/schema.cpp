@@ -54,6 +54,7 @@ constexpr Key kClassKeys[] = {
     {"symptom_within_s"},
     {"contradicted_by"},
     {"symptom_of"},
+    {"consequence_of"},
     {"missing_without_state"},
     {"missing_without_gpu"},
     {"missing_without_kernel_log"},

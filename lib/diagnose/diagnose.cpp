@@ -117,6 +117,7 @@ struct Candidate {
   bool contradicted = false;
   std::vector<Evidence> evidence;
   std::vector<const Event*> events;
+  std::vector<const Event*> stand_ins;  // of `events`, those that only name its Xid as a cause
   std::vector<std::string> notes;
   std::vector<std::string> missing;
 };
@@ -256,6 +257,9 @@ std::optional<Candidate> evaluate(const FailureClass& failure,
     if (condition.state.empty()) {
       const auto matched = matching_events(condition, events, context, &candidate);
       fits = !matched.empty();
+      if (fits && !event_fits(condition, *matched.front(), context)) {
+        candidate.stand_ins.insert(candidate.stand_ins.end(), matched.begin(), matched.end());
+      }
       take_events(matched, &candidate);
     } else if (!condition.trend.empty()) {
       fits = trend_fits(condition, states, &candidate);
@@ -396,12 +400,11 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
   return diagnosis;
 }
 
-std::optional<Diagnosis> diagnose_gpu(const GpuFindings& findings, const Knowledge& knowledge) {
-  const Context context{knowledge, memory_repair(findings.gpu, knowledge)};
-  std::vector<Candidate> candidates = candidates_for(findings.events, findings.states, context);
-  if (candidates.empty()) return std::nullopt;
+// One incident on a GPU: the diagnosis of its first class, the others noted.
+Diagnosis describe_incident(std::vector<Candidate> incident, const GpuFindings& findings,
+                            const Context& context) {
   Diagnosis diagnosis =
-      make_diagnosis(std::move(candidates), findings.host, findings.gpu, context.memory);
+      make_diagnosis(std::move(incident), findings.host, findings.gpu, context.memory);
   for (const RankLink& link : findings.ranks) {
     if (std::find(diagnosis.ranks.begin(), diagnosis.ranks.end(), link.rank) ==
         diagnosis.ranks.end()) {
@@ -415,6 +418,60 @@ std::optional<Diagnosis> diagnose_gpu(const GpuFindings& findings, const Knowled
     diagnosis.missing.push_back(fill(diagnosis.failure->missing_without_state, subject));
   }
   return diagnosis;
+}
+
+// Whether `a` is a consequence of `b` by the tables (`consequence_of`).
+bool consequence_of(const FailureClass& a, const FailureClass& b) {
+  return std::any_of(a.consequence_of.begin(), a.consequence_of.end(),
+                     [&](const std::string& id) { return id == "*" || id == b.id; });
+}
+
+// A GPU's classes that rest on different lines are different incidents (an MMU fault, then a
+// PMU halt), each its own diagnosis. A class that reads lines of an incident, is a consequence
+// of one of its classes or has one as its consequence (Xid 63 after Xid 48), has no line of its
+// own (a dump's counters, a cause named only by later lines), or whose fix is carried to the
+// top belongs to that incident; so does the first class with lines after one of state alone.
+std::vector<std::vector<Candidate>> incidents(std::vector<Candidate> candidates) {
+  std::stable_sort(candidates.begin(), candidates.end(), ranks_before);
+  std::vector<std::vector<Candidate>> groups;
+  std::vector<std::set<const Event*>> lines;
+  for (Candidate& candidate : candidates) {
+    std::set<const Event*> own(candidate.events.begin(), candidate.events.end());
+    for (const Event* stand_in : candidate.stand_ins) own.erase(stand_in);
+    const auto belongs = [&](size_t i) {
+      // An incident of device state alone (a dump's counters) takes the first class with lines.
+      if (lines[i].empty()) return true;
+      if (std::any_of(own.begin(), own.end(), [&](const Event* e) { return lines[i].count(e); })) {
+        return true;
+      }
+      return std::any_of(groups[i].begin(), groups[i].end(), [&](const Candidate& member) {
+        return consequence_of(*candidate.failure, *member.failure) ||
+               consequence_of(*member.failure, *candidate.failure);
+      });
+    };
+    size_t group = groups.size();
+    if (!groups.empty() && (own.empty() || candidate.failure->carry_fix)) group = 0;
+    for (size_t i = 0; i < groups.size() && group == groups.size(); ++i) {
+      if (belongs(i)) group = i;
+    }
+    if (group == groups.size()) {
+      groups.emplace_back();
+      lines.emplace_back();
+    }
+    lines[group].insert(own.begin(), own.end());
+    groups[group].push_back(std::move(candidate));
+  }
+  return groups;
+}
+
+std::vector<Diagnosis> diagnose_gpu(const GpuFindings& findings, const Knowledge& knowledge) {
+  const Context context{knowledge, memory_repair(findings.gpu, knowledge)};
+  std::vector<Diagnosis> out;
+  for (std::vector<Candidate>& incident :
+       incidents(candidates_for(findings.events, findings.states, context))) {
+    out.push_back(describe_incident(std::move(incident), findings, context));
+  }
+  return out;
 }
 
 // The one host all of `events` name, else "".
@@ -676,8 +733,8 @@ void link_symptoms(const Correlation& correlation, std::vector<Diagnosis>* diagn
 std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge& knowledge) {
   std::vector<Diagnosis> diagnoses;
   for (const GpuFindings& findings : correlation.gpus) {
-    if (auto diagnosis = diagnose_gpu(findings, knowledge)) {
-      diagnoses.push_back(std::move(*diagnosis));
+    for (Diagnosis& diagnosis : diagnose_gpu(findings, knowledge)) {
+      diagnoses.push_back(std::move(diagnosis));
     }
   }
   for (Diagnosis& diagnosis : diagnose_without_gpu(correlation, knowledge)) {
