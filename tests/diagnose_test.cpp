@@ -379,3 +379,36 @@ TEST_CASE("a remap failure after a double-bit error is its consequence: one inci
   CHECK(analysis.diagnoses[0].evidence.size() == 2);
   CHECK(has_note(analysis.diagnoses[0], "Also fits ecc-dbe"));
 }
+
+TEST_CASE(
+    "Xid 154 back to None is a recovery, nothing above info; Node Reboot Required is a reboot") {
+  LogFolder logs;
+  logs.Write("kern.log",
+             "NVRM: Xid (PCI:0008:01:00): 154, GPU recovery action changed from 0x1 (GPU Reset "
+             "Required) to 0x0 (None)\n");
+  const Analysis cleared = run({logs.path()});
+  REQUIRE(cleared.diagnoses.size() == 1);
+  CHECK(cleared.diagnoses[0].failure->id == "gpu-recovery-cleared");
+  CHECK(cleared.diagnoses[0].severity == Severity::kInfo);
+
+  LogFolder reboot;
+  reboot.Write("kern.log",
+               "[Mon Sep 14 04:48:45 2026] NVRM: Xid (PCI:0000:02:00): 154, GPU recovery action "
+               "changed from 0x0 (None) to 0x2 (Node Reboot Required)\n");
+  const Analysis rebooted = run({reboot.path()});
+  REQUIRE(rebooted.diagnoses.size() == 1);
+  CHECK(rebooted.diagnoses[0].failure->id == "gpu-recovery-reboot");
+  CHECK(rebooted.diagnoses[0].fix[0].find("reboot") != std::string::npos);
+}
+
+TEST_CASE("Xid 45 that names no cause never says 'caused by previous Xid unknown'") {
+  LogFolder logs;
+  logs.Write("kern.log",
+             "[Sat Oct 12 18:35:32 2024] NVRM: Xid (PCI:0000:61:00): 45, pid=1496200, "
+             "name=distprovers-gpu, Ch 0000000a\n");
+  const Analysis analysis = run({logs.path()});
+  REQUIRE(analysis.diagnoses.size() == 1);
+  const Diagnosis& d = analysis.diagnoses[0];
+  for (const std::string& text : d.fix) CHECK(text.find("unknown") == std::string::npos);
+  for (const std::string& text : d.notes) CHECK(text.find("unknown") == std::string::npos);
+}

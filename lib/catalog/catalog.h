@@ -30,7 +30,9 @@ struct Condition {
   std::vector<int> xids;  // ... with one of these Xids; an Xid that a later line names as its
                           //     cause ("caused by previous Xid 149") counts too
   bool unlisted = false;  // ... whose Xid the catalog does not list
-  std::map<std::string, std::string> where;  // ... whose captured fields have these values
+  // ... whose captured fields have one of these values, and none of `where_not`'s
+  std::map<std::string, std::vector<std::string>> where;
+  std::map<std::string, std::vector<std::string>> where_not;
   std::string memory;              // ... on a GPU with this memory repair ("row-remapping")
   std::string state;               // or: this state field ...
   std::string equals;              // ... equal to this ...

@@ -59,6 +59,34 @@ bool parse_xids(const json& entry, std::vector<int>* xids, std::string* error) {
   return false;
 }
 
+// "where"/"where_not": each captured field maps to a value or a list of values.
+bool parse_field_values(const json& entry, const char* key,
+                        std::map<std::string, std::vector<std::string>>* out, std::string* error) {
+  auto it = entry.find(key);
+  if (it == entry.end()) return true;
+  const std::string problem =
+      fmt::format("\"{}\" must map captured fields to a value or a list of values", key);
+  if (!it->is_object()) {
+    *error = problem;
+    return false;
+  }
+  for (const auto& [field, value] : it->items()) {
+    std::vector<std::string>& values = (*out)[field];
+    for (const json& one : value.is_array() ? value : json::array({value})) {
+      if (!one.is_string()) {
+        *error = problem;
+        return false;
+      }
+      values.push_back(one.get<std::string>());
+    }
+    if (values.empty()) {
+      *error = problem;
+      return false;
+    }
+  }
+  return true;
+}
+
 bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
                      std::string* error) {
   if (!entry.is_object()) {
@@ -72,18 +100,9 @@ bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
   condition->sum_with = text(entry, "sum_with");
   condition->note = text(entry, "note");
   condition->trend = text(entry, "trend");
-  if (auto it = entry.find("where"); it != entry.end()) {
-    if (!it->is_object()) {
-      *error = "\"where\" must map captured fields to values";
-      return false;
-    }
-    for (const auto& [field, value] : it->items()) {
-      if (!value.is_string()) {
-        *error = "\"where\" values must be strings";
-        return false;
-      }
-      condition->where[field] = value.get<std::string>();
-    }
+  if (!parse_field_values(entry, "where", &condition->where, error) ||
+      !parse_field_values(entry, "where_not", &condition->where_not, error)) {
+    return false;
   }
   condition->unlisted = flag(entry, "unlisted");
   if (!parse_xids(entry, &condition->xids, error)) return false;

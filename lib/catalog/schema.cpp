@@ -61,8 +61,8 @@ constexpr Key kClassKeys[] = {
 };
 
 constexpr Key kConditionKeys[] = {
-    {"signature"}, {"xid"},      {"unlisted"}, {"where"}, {"memory"}, {"state"},    {"equals"},
-    {"at_least"},  {"sum_with"}, {"trend"},    {"note"},  {"weight"}, {"severity"},
+    {"signature"}, {"xid"},      {"unlisted"}, {"where"}, {"where_not"}, {"memory"}, {"state"},
+    {"equals"},    {"at_least"}, {"sum_with"}, {"trend"}, {"note"},      {"weight"}, {"severity"},
 };
 
 constexpr Key kEventKeys[] = {{"id", kToLoad}, {"lane", kForLint}};

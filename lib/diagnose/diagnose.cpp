@@ -79,9 +79,16 @@ bool event_fits(const Condition& condition, const Event& event, const Context& c
   if (!condition.signature.empty() && condition.signature != event.signature) return false;
   if (!condition.xids.empty() && !has_xid(condition, event.xid)) return false;
   if (condition.unlisted && (!event.xid || context.knowledge.find_xid(*event.xid))) return false;
-  for (const auto& [field, value] : condition.where) {
+  const auto has_one_of = [&](const std::string& field, const std::vector<std::string>& values) {
     auto it = event.fields.find(field);
-    if (it == event.fields.end() || it->second != value) return false;
+    return it != event.fields.end() &&
+           std::find(values.begin(), values.end(), it->second) != values.end();
+  };
+  for (const auto& [field, values] : condition.where) {
+    if (!has_one_of(field, values)) return false;
+  }
+  for (const auto& [field, values] : condition.where_not) {
+    if (has_one_of(field, values)) return false;
   }
   return condition.memory.empty() || condition.memory == context.memory.kind;
 }
