@@ -412,3 +412,60 @@ TEST_CASE("Xid 45 that names no cause never says 'caused by previous Xid unknown
   for (const std::string& text : d.fix) CHECK(text.find("unknown") == std::string::npos);
   for (const std::string& text : d.notes) CHECK(text.find("unknown") == std::string::npos);
 }
+
+namespace {
+
+const std::string kXid79 =
+    "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the bus.\n";
+
+bool recurred(const Diagnosis& d) {
+  return has_note(d, "logged on this GPU in 2 boots");
+}
+
+}  // namespace
+
+TEST_CASE("an Xid 79 on one GPU in two boots escalates: the reboot did not clear it") {
+  LogFolder banner;  // the kernel's banner opens each boot
+  banner.Write(
+      "dmesg.txt",
+      "[    0.000000] Linux version 5.19.13-arch1-1 (linux@archlinux) (gcc (GCC) 12.2.0, "
+      "GNU ld (GNU Binutils) 2.39.0) #1 SMP PREEMPT_DYNAMIC Tue, 04 Oct 2022 14:36:58 "
+      "+0000\n"
+      "[ 5120.100000] " +
+          kXid79 +
+          "[    0.000000] Linux version 5.19.13-arch1-1 (linux@archlinux) (gcc (GCC) 12.2.0, "
+          "GNU ld (GNU Binutils) 2.39.0) #1 SMP PREEMPT_DYNAMIC Tue, 04 Oct 2022 14:36:58 "
+          "+0000\n"
+          "[  301.200000] " +
+          kXid79);
+  LogFolder uptime;  // no banner: the kernel's time since boot falls back
+  uptime.Write("dmesg.txt", "[ 5120.100000] " + kXid79 + "[  301.200000] " + kXid79);
+  LogFolder journal;  // journalctl's separator between boots
+  journal.Write("journal.txt", "Mar  5 10:12:33 gpu-node-017 kernel: " + kXid79 +
+                                   "-- Boot 67793553d52544e995e43c1ce540535c --\n"
+                                   "Mar  6 08:01:02 gpu-node-017 kernel: " +
+                                   kXid79);
+  for (const LogFolder* logs : {&banner, &uptime, &journal}) {
+    const Analysis analysis = run({logs->path()});
+    REQUIRE(!analysis.diagnoses.empty());
+    const Diagnosis& d = analysis.diagnoses[0];
+    CHECK(d.failure->id == "gpu-off-bus");
+    CHECK(d.severity == Severity::kCritical);
+    CHECK(recurred(d));
+    CHECK(d.fix[0].find("recurred after a reboot") != std::string::npos);
+    CHECK(d.fix[0].find("0000:3b:00.0") != std::string::npos);
+  }
+}
+
+TEST_CASE("the same Xid twice in one boot, or in two files, is no recurrence") {
+  LogFolder one_boot;
+  one_boot.Write("dmesg.txt", "[ 5120.100000] " + kXid79 + "[ 5121.300000] " + kXid79);
+  LogFolder two_files;  // kern.log and syslog both carry the line: one boot, twice
+  two_files.Write("kern.log", "Mar  5 10:12:33 gpu-node-017 kernel: " + kXid79);
+  two_files.Write("syslog", "Mar  5 10:12:33 gpu-node-017 kernel: " + kXid79);
+  for (const LogFolder* logs : {&one_boot, &two_files}) {
+    const Analysis analysis = run({logs->path()});
+    REQUIRE(!analysis.diagnoses.empty());
+    CHECK(!recurred(analysis.diagnoses[0]));
+  }
+}

@@ -151,6 +151,15 @@ struct AnomalyParameters {
   size_t resume_settle_min_points;
 };
 
+// A hardware fault that the same GPU logs again after its machine rebooted was not cleared by
+// the reboot: "recurrence" in the tables (gpud's reboot threshold).
+struct Recurrence {
+  int boots = 0;  // distinct boots of one input that log the same Xid on the GPU; 0: off
+  Severity severity = Severity::kCritical;  // the diagnosis is raised to at least this
+  std::string note;                         // {xid} and {boots} filled, then as a class's notes
+  std::string fix;                          // the first fix step, filled the same way
+};
+
 struct Knowledge {
   std::vector<FailureClass> classes;
   std::vector<ProductRule> products;
@@ -160,6 +169,7 @@ struct Knowledge {
   // The timeline lane of each signature and derived event ("lane" in the tables).
   std::map<std::string, Lane, std::less<>> lanes;
   AnomalyParameters anomaly{};
+  Recurrence recurrence;
 
   const FailureClass* find_class(std::string_view id) const;
   const XidEntry* find_xid(int xid) const;

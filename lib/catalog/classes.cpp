@@ -262,6 +262,17 @@ bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* er
       knowledge->actions[code] = {text(entry, "meaning"), *severity, text(entry, "fix")};
     }
   }
+  if (auto it = doc.find("recurrence"); it != doc.end()) {
+    Recurrence& recurrence = knowledge->recurrence;
+    const auto boots = it->is_object() ? it->find("boots") : it->end();
+    auto severity = parse_severity(text(*it, "severity"));
+    if (boots == it->end() || !boots->is_number_integer() || boots->get<int>() < 2 || !severity) {
+      *error =
+          table.path + R"(: "recurrence" needs "boots" (a whole number from 2) and a "severity")";
+      return false;
+    }
+    recurrence = {boots->get<int>(), *severity, text(*it, "note"), text(*it, "fix")};
+  }
   if (auto it = doc.find("xids"); it != doc.end() && it->is_array()) {
     for (const json& entry : *it) {
       XidEntry xid;

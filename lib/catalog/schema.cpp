@@ -8,8 +8,9 @@ namespace {
 using enum Need;
 
 constexpr Key kTableKeys[] = {
-    {"schema"},     {"description"}, {"sources"}, {"macros"}, {"products"}, {"default_memory"},
-    {"signatures"}, {"classes"},     {"xids"},    {"events"}, {"actions"},  {"anomaly_parameters"},
+    {"schema"},         {"description"},        {"sources"},    {"macros"}, {"products"},
+    {"default_memory"}, {"signatures"},         {"classes"},    {"xids"},   {"events"},
+    {"actions"},        {"anomaly_parameters"}, {"recurrence"},
 };
 
 constexpr Key kSignatureKeys[] = {
@@ -23,6 +24,7 @@ constexpr Key kSignatureKeys[] = {
     {"fallback"},
     {"identity"},
     {"context"},
+    {"boot"},
     {"gpu_from_previous_line"},
     {"collective_timeout"},
     {"unrecognised"},

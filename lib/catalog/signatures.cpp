@@ -136,6 +136,7 @@ std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry
   signature->identity = bool_or(entry, "identity");
   signature->context = bool_or(entry, "context");
   signature->gpu_from_previous_line = bool_or(entry, "gpu_from_previous_line");
+  signature->boot = bool_or(entry, "boot");
   signature->collective_timeout = bool_or(entry, "collective_timeout");
   signature->unrecognised = bool_or(entry, "unrecognised");
   if (signature->unrecognised && signature->fallback) {

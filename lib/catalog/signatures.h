@@ -42,6 +42,9 @@ struct Signature {
   // driver's crash-dump notice): known, so never unrecognised, and says nothing on its own.
   bool context = false;
   bool gpu_from_previous_line = false;  // the GPU is the one the previous lines named
+  // Marks the start of a new boot of the machine (the kernel's "Linux version" banner,
+  // journalctl's "-- Boot ID --"): no event, the lines after it are of the next boot.
+  bool boot = false;
   // A collective that timed out waiting for the other ranks: the ranks that did not time out,
   // or that enqueued fewer collectives, held it up (correlate.h, find_stragglers).
   bool collective_timeout = false;

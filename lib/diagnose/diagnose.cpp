@@ -407,11 +407,55 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
   return diagnosis;
 }
 
+// The Xid of an incident's events logged in the most boots of one input, and in how many.
+std::pair<int, size_t> most_recurrent_xid(const std::vector<Candidate>& incident) {
+  std::map<std::pair<std::string, int>, std::set<std::string>> boots;
+  for (const Candidate& candidate : incident) {
+    for (const Event* event : candidate.events) {
+      if (!event->xid) continue;
+      auto boot = event->fields.find(std::string(capture::kBoot));
+      boots[{event->evidence.path, *event->xid}].insert(boot == event->fields.end() ? "0"
+                                                                                    : boot->second);
+    }
+  }
+  std::pair<int, size_t> most{0, 0};
+  for (const auto& [key, seen] : boots) {
+    if (seen.size() > most.second) most = {key.second, seen.size()};
+  }
+  return most;
+}
+
+// A hardware fault the GPU logged again after its machine rebooted: the reboot did not clear
+// it, so the diagnosis rises to the tables' "recurrence" severity and leads with its fix.
+void escalate_recurrence(std::pair<int, size_t> recurrent, const Recurrence& recurrence,
+                         const Subject& subject, Diagnosis* diagnosis) {
+  const auto [xid, boots] = recurrent;
+  if (recurrence.boots == 0 || diagnosis->failure->kind != ClassKind::kHardware ||
+      boots < static_cast<size_t>(recurrence.boots)) {
+    return;
+  }
+  const auto with_counts = [&](const std::string& text) {
+    return fill(fill_template(text,
+                              [&](std::string_view name) -> std::optional<std::string> {
+                                if (name == "xid") return std::to_string(xid);
+                                if (name == "boots") return std::to_string(boots);
+                                return std::nullopt;
+                              }),
+                subject);
+  };
+  diagnosis->severity = std::max(diagnosis->severity, recurrence.severity);
+  diagnosis->notes.insert(diagnosis->notes.begin(), with_counts(recurrence.note));
+  diagnosis->fix.insert(diagnosis->fix.begin(), with_counts(recurrence.fix));
+}
+
 // One incident on a GPU: the diagnosis of its first class, the others noted.
 Diagnosis describe_incident(std::vector<Candidate> incident, const GpuFindings& findings,
                             const Context& context) {
+  const auto recurrent = most_recurrent_xid(incident);
   Diagnosis diagnosis =
       make_diagnosis(std::move(incident), findings.host, findings.gpu, context.memory);
+  escalate_recurrence(recurrent, context.knowledge.recurrence,
+                      {findings.host, findings.gpu, context.memory, {}}, &diagnosis);
   for (const RankLink& link : findings.ranks) {
     if (std::find(diagnosis.ranks.begin(), diagnosis.ranks.end(), link.rank) ==
         diagnosis.ranks.end()) {

@@ -39,6 +39,10 @@ constexpr uint64_t kMaxEventsPerTemplate = 2;
 constexpr uint64_t kCompanionReach = 200;
 constexpr uint64_t kCompanionGap = 12;
 
+// How far a kernel's time since boot may fall back before it is read as a reboot: lines of one
+// boot printed out of order by a second or so stay in it.
+constexpr double kUptimeSlack = 5;
+
 // Turns matches into events, remembering what the previous lines said.
 class EventBuilder {
  public:
@@ -53,6 +57,11 @@ class EventBuilder {
   void Add(const Line& line, const SignatureMatch& match, const LinePrefix* journal,
            std::vector<Event>* events, std::string_view shown = {}) {
     const Signature& signature = *match.signature;
+    if (signature.boot) {
+      ++boot_;
+      last_uptime_.reset();
+      return;
+    }
     if (signature.unrecognised && CountFlooded(line, match, journal, events)) return;
     Event event;
     event.signature = signature.id;
@@ -112,6 +121,8 @@ class EventBuilder {
     if (!envelope.host.empty() && named_hosts_.size() < 2) named_hosts_.insert(envelope.host);
     event.evidence = {path_, line.number, envelope.time,
                       std::string(shown.empty() ? line.text : shown), signature.id};
+    NoteUptime(envelope);
+    if (boot_ > 0) event.fields[std::string(capture::kBoot)] = std::to_string(boot_);
     if (envelope.boot_seconds && envelope.time.kind == Timestamp::Kind::kAbsolute) {
       event.fields[std::string(capture::kBootSeconds)] = std::to_string(*envelope.boot_seconds);
     }
@@ -174,6 +185,18 @@ class EventBuilder {
     LinePrefix envelope = parse_prefix(prefix, year_);
     if (year_from_input_) envelope.time.year_assumed = false;
     return envelope;
+  }
+
+  // A kernel's time since boot that falls back by more than kUptimeSlack seconds is a new
+  // boot of the machine (a dmesg or kmsg log that spans a reboot).
+  void NoteUptime(const LinePrefix& envelope) {
+    std::optional<double> uptime = envelope.boot_seconds;
+    if (!uptime && envelope.time.kind == Timestamp::Kind::kBootRelative) {
+      uptime = envelope.time.seconds;
+    }
+    if (!uptime) return;
+    if (last_uptime_ && *uptime + kUptimeSlack < *last_uptime_) ++boot_;
+    last_uptime_ = uptime;
   }
 
   // Whether an unrecognised line is the companion of the recognised fault line before it.
@@ -272,6 +295,10 @@ class EventBuilder {
   // Shell prompts pasted with the lines: (line number, host), in input order.
   std::vector<std::pair<uint64_t, std::string>> prompt_hosts_;
   std::set<std::string> templates_;  // of unrecognised lines, at most kMaxTemplates
+  // Boots of the machine seen so far in this input (boot markers, uptime falling back); 0
+  // until the input shows one.
+  int boot_ = 0;
+  std::optional<double> last_uptime_;
   extract_internal::TemplateMemo template_memo_;
 };
 

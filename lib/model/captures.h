@@ -42,6 +42,9 @@ inline constexpr std::string_view kCausedByXid = "caused_by_xid";
 // that a boot-relative time was converted with it.
 inline constexpr std::string_view kBootSeconds = "boot_seconds";
 inline constexpr std::string_view kTimeFromBoot = "time_from_boot";
+// Set by code: which boot of the machine the line was logged in, counted from the input's
+// first boot marker or fall of the kernel's uptime (absent before the first).
+inline constexpr std::string_view kBoot = "boot";
 // Set by code on an unrecognised line: the line with what varies between occurrences of one
 // message masked, which groups them (extract/unrecognised.h).
 inline constexpr std::string_view kTemplate = "template";
@@ -69,6 +72,7 @@ inline constexpr Reserved kReserved[] = {
     {kCausedByXid, Shape::kInteger},
     {kBootSeconds, Shape::kCodeOnly},
     {kTimeFromBoot, Shape::kCodeOnly},
+    {kBoot, Shape::kCodeOnly},
     {kTemplate, Shape::kCodeOnly},
     {kFollows, Shape::kCodeOnly},
 };
