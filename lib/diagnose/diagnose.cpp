@@ -429,7 +429,8 @@ std::pair<int, size_t> most_recurrent_xid(const std::vector<Candidate>& incident
 // it, so the diagnosis rises to the tables' "recurrence" severity and leads with its fix.
 void escalate_recurrence(std::pair<int, size_t> recurrent, const Recurrence& recurrence,
                          const Subject& subject, Diagnosis* diagnosis) {
-  const auto [xid, boots] = recurrent;
+  const int xid = recurrent.first;
+  const size_t boots = recurrent.second;
   if (recurrence.boots == 0 || diagnosis->failure->kind != ClassKind::kHardware ||
       boots < static_cast<size_t>(recurrence.boots)) {
     return;
