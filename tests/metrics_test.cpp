@@ -466,6 +466,209 @@ TEST_CASE("NeMo 2 progress printer (NVIDIA-BioNeMo/bionemo-recipes#740)") {
   CHECK(p.iteration_seconds == doctest::Approx(0.03146));
 }
 
+TEST_CASE("mmengine (open-mmlab/mmdetection#11893): Epoch(train) [E][n/N], loss nan") {
+  const auto series =
+      read({"08/03 22:09:24 - mmengine - INFO - Epoch(train)  [1][ 500/2931]  lr: 2.0000e-02  eta: "
+            "0:39:15  time: 0.0578  data_time: 0.0017  memory: 2389  loss: nan  loss_rpn_cls: nan  "
+            "loss_rpn_bbox: nan  loss_cls: nan  acc: 0.0000  loss_bbox: nan"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "mmengine");
+  const P& p = series[0].points()[0];
+  CHECK(p.step == 500);
+  CHECK(p.loss_nonfinite());
+  CHECK(p.learning_rate == doctest::Approx(0.02));
+  CHECK(p.iteration_seconds == doctest::Approx(0.0578));
+  // The second epoch counts on from the first; by iteration, the counter is the step.
+  CHECK(only_point({"Epoch(train)   [2][100/270]  lr: 1.0000e-03  eta: 0:10:01  time: 0.4012  "
+                    "data_time: 0.0101  memory: 3514  grad_norm: nan  loss: 0.8153"})
+            .step == 370);
+  const P iter = only_point(
+      {"Iter(train) [ 50/1000]  lr: 1.0000e-04  eta: 0:09:50  time: 0.6000  data_time: 0.0100  "
+       "memory: 4096  grad_norm: nan  loss: 2.1034"});
+  CHECK(iter.step == 50);
+  CHECK(iter.grad_norm_nonfinite());
+  // Validation and test lines are not steps.
+  CHECK(read({"Epoch(val)  [1][100/500]    eta: 0:00:10  time: 0.0500  data_time: 0.0010  "
+              "memory: 1024  val/loss: 0.5120"})
+            .empty());
+}
+
+TEST_CASE("mmcv TextLoggerHook (OpenDriveLab/Birds-eye-view-Perception#13): grad_norm nan") {
+  const auto series =
+      read({"2022-12-05 16:28:38,593 - mmdet - INFO - Epoch [12][700/3953]\tlr: 3.604e-06, eta: "
+            "3:08:55, time: 3.157, data_time: 0.852, memory: 19582, loss_cls: 0.2271, loss_bbox: "
+            "0.4775, d0.loss_cls: 0.2535, d0.loss_bbox: 0.5138, d1.loss_cls: 0.2498, d1.loss_bbox: "
+            "0.4906, d2.loss_cls: 0.2389, d2.loss_bbox: 0.4845, d3.loss_cls: 0.2293, d3.loss_bbox: "
+            "0.4818, d4.loss_cls: 0.2278, d4.loss_bbox: 0.4785, loss: 4.3531, grad_norm: nan"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "mmcv");
+  const P& p = series[0].points()[0];
+  CHECK(p.step == 11 * 3953 + 700);
+  CHECK(p.loss == doctest::Approx(4.3531));
+  CHECK(p.grad_norm_nonfinite());
+  CHECK(p.iteration_seconds == doctest::Approx(3.157));
+  REQUIRE(p.has(P::kTime));
+  CHECK(p.time == doctest::Approx(unix_seconds(2022, 12, 5, 16, 28, 38) + 0.593));
+}
+
+TEST_CASE("detectron2 CommonMetricPrinter (facebookresearch/d2go#524): total_loss") {
+  const auto series =
+      read({"[04/05 01:30:24 d2.utils.events]:  eta: 0:03:35  iter: 19  total_loss: 1.36  "
+            "loss_cls: 0.6522  loss_box_reg: 0.5817  loss_rpn_cls: 0.07138  loss_rpn_loc: "
+            "0.003773  time: 0.3636  data_time: 0.1102  lr: 3.8077e-06  max_mem: 433M",
+            // The same format string ({:.4g} of a NaN median).
+            "[04/05 01:30:31 d2.utils.events]:  eta: 0:03:14  iter: 39  total_loss: nan  "
+            "loss_cls: nan  loss_box_reg: 0.637  loss_rpn_cls: 0.0653  loss_rpn_loc: 0.00412  "
+            "time: 0.3633  data_time: 0.0641  lr: 7.5527e-06  max_mem: 433M"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "detectron2");
+  REQUIRE(series[0].points().size() == 2);
+  const P& p = series[0].points()[0];
+  CHECK(p.step == 19);
+  CHECK(p.loss == doctest::Approx(1.36));  // total_loss, not loss_cls
+  CHECK(p.iteration_seconds == doctest::Approx(0.3636));
+  CHECK(p.learning_rate == doctest::Approx(3.8077e-06));
+  CHECK(series[0].points()[1].loss_nonfinite());
+}
+
+TEST_CASE("maskrcnn-benchmark MetricLogger: median (global average)") {
+  // facebookresearch/maskrcnn-benchmark#825.
+  const auto series = read(
+      {"2019-05-27 10:48:54,461 maskrcnn_benchmark.trainer INFO: eta: 0:17:37  iter: 87940  "
+       "loss: 0.6097 (0.9191)  loss_classifier: 0.1472 (0.3151)  loss_box_reg: 0.0702 (0.1441)  "
+       "loss_mask: 0.2618 (0.3238)  loss_objectness: 0.0190 (0.0683)  loss_rpn_box_reg: 0.0148 "
+       "(0.0678)  time: 0.5063 (0.5132)  data: 0.0062 (0.0078)  lr: 0.000025  max mem: 4358"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "maskrcnn-benchmark");
+  const P& p = series[0].points()[0];
+  CHECK(p.step == 87940);
+  CHECK(p.loss == doctest::Approx(0.6097));
+  CHECK(p.iteration_seconds == doctest::Approx(0.5063));
+  // microsoft/scene_graph_benchmark#95.
+  const P nan = only_point(
+      {"INFO:maskrcnn_benchmark.trainer:eta: 10:55:48  iter: 5100  loss: nan (nan)  "
+       "loss_obj_classifier: 0.0000 (0.0000)  loss_pred_classifier: nan (nan)  time: 1.1246 "
+       "(1.1275)  data: 0.0462 (0.0644)  lr: 0.000467  max mem: 9431"});
+  CHECK(nan.step == 5100);
+  CHECK(nan.loss_nonfinite());
+}
+
+TEST_CASE("nanoGPT (karpathy/nanoGPT#110, #215): iter lines; the eval line is no step") {
+  const P p = only_point({"iter 1631: loss 4.0863, time 561.94ms"});
+  CHECK(p.step == 1631);
+  CHECK(p.loss == doctest::Approx(4.0863));
+  CHECK(p.iteration_seconds == doctest::Approx(0.56194));
+  const auto series =
+      read({"2023-03-22 09:32:32 step 3000: train loss 4.0390, val loss 4.0427",
+            "2023-03-22 09:32:41 iter 3000: loss 4.2490, time 35392.33ms, mfu 13.85%",
+            "2023-03-22 09:32:52 iter 3010: loss nan, time 1019.95ms, mfu 14.12%"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "nanogpt");
+  REQUIRE(series[0].points().size() == 2);
+  CHECK(series[0].points()[0].step == 3000);
+  CHECK(series[0].points()[0].loss == doctest::Approx(4.249));
+  CHECK(series[0].points()[1].loss_nonfinite());
+  CHECK(series[0].points()[1].time == unix_seconds(2023, 3, 22, 9, 32, 52));
+}
+
+TEST_CASE("nanotron log entries (huggingface/nanotron#390): human-format numbers") {
+  const auto series = read(
+      {"10/17/2025 16:31:56 [INFO|DP=0|PP=0|TP=0]: iteration: 327281 / 378950 | "
+       "consumed_tokens: 85.8G | elapsed_time_per_iteration_ms: 11.5K | tokens_per_sec: 22.8K | "
+       "tokens_per_sec_per_gpu: 11.4K | global_batch_size: 64 | lm_loss: 2.38 | lr: 1e-05 | "
+       "model_tflops_per_gpu: 38.3 | hardware_tflops_per_gpu: 38.3 | grad_norm: 1.25",
+       // human_format prints a NaN as "nan".
+       "10/17/2025 16:32:07 [INFO|DP=0|PP=0|TP=0]: iteration: 327282 / 378950 | "
+       "consumed_tokens: 85.8G | elapsed_time_per_iteration_ms: 11.5K | tokens_per_sec: 22.8K | "
+       "tokens_per_sec_per_gpu: 11.4K | global_batch_size: 64 | lm_loss: nan | lr: 1e-05 | "
+       "model_tflops_per_gpu: 38.3 | hardware_tflops_per_gpu: 38.3 | grad_norm: nan"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "nanotron");
+  REQUIRE(series[0].points().size() == 2);
+  const P& p = series[0].points()[0];
+  CHECK(p.step == 327281);
+  CHECK(p.loss == doctest::Approx(2.38));
+  CHECK(p.grad_norm == doctest::Approx(1.25));
+  CHECK(p.iteration_seconds == doctest::Approx(11.5));
+  CHECK(p.throughput == doctest::Approx(11400));
+  CHECK(series[0].points()[1].loss_nonfinite());
+  CHECK(series[0].points()[1].grad_norm_nonfinite());
+}
+
+TEST_CASE("fairseq simple and JSON progress (facebookresearch/fairseq#2338, #301)") {
+  const P p = only_point(
+      {"2020-07-17 07:11:02 | INFO | train_inner | epoch 001:   2800 / 160368 loss=9.255, "
+       "ppl=611.12, wps=57.3, ups=0.04, wpb=1613, bsz=80, num_updates=2800, lr=2.8e-05, "
+       "gnorm=3.23, train_wall=13, wall=1236"});
+  CHECK(p.step == 2800);
+  CHECK(p.loss == doctest::Approx(9.255));
+  CHECK(p.grad_norm == doctest::Approx(3.23));
+  CHECK(p.learning_rate == doctest::Approx(2.8e-05));
+  CHECK(p.time == unix_seconds(2020, 7, 17, 7, 11, 2));
+  // 2018: no num_updates; the epoch and the bar number the step.
+  const auto old =
+      read({"| epoch 010  2000 / 8223 loss=1.27 (1.50), wps=962, wpb=908, bsz=32, "
+            "lr=0.001, clip=100%, gnorm=2.1427"});
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].format == "fairseq");
+  CHECK(old[0].points()[0].step == 9 * 8223 + 2000);
+  CHECK(old[0].points()[0].loss == doctest::Approx(1.27));
+  // The format strings with a NaN average; JsonProgressBar quotes the formatted stats.
+  const P nan = only_point(
+      {"2020-07-17 07:11:31 | INFO | train_inner | epoch 001:   2900 / 160368 loss=nan, "
+       "ppl=nan, wps=53.5, ups=0.04, wpb=1504, bsz=64, num_updates=2900, lr=2.9e-05, gnorm=nan, "
+       "train_wall=13, wall=1265"});
+  CHECK(nan.loss_nonfinite());
+  CHECK(nan.grad_norm_nonfinite());
+  const P json = only_point(
+      {"2020-07-17 07:11:02 | INFO | train_inner | {\"epoch\": 1, \"update\": 0.017, \"loss\": "
+       "\"nan\", \"ppl\": \"nan\", \"wps\": \"57.3\", \"ups\": \"0.04\", \"wpb\": \"1613\", "
+       "\"bsz\": \"80\", \"num_updates\": \"2800\", \"lr\": \"2.8e-05\", \"gnorm\": \"3.23\", "
+       "\"train_wall\": \"13\", \"wall\": \"1236\"}"});
+  CHECK(json.step == 2800);
+  CHECK(json.loss_nonfinite());
+  // End-of-epoch summaries and validation (fairseq#514, #301) are not steps.
+  CHECK(read({"| epoch 008 | loss 6.326 | nll_loss 5.193 | ppl 36.58 | wps 12876 | ups 4.9 | "
+              "wpb 2578 | bsz 108 | num_updates 21896 | lr 0.000213706 | gnorm 1.201 | clip 0% "
+              "| oom 0 | wall 4634 | train_wall 4309",
+              "| epoch 008 | valid on 'valid' subset | valid_loss 6.43844 | valid_nll_loss "
+              "5.23288 | valid_ppl 37.61 | num_updates 21896 | best 6.43844",
+              "| epoch 010 | valid on 'valid' subset  1000 / 1311 loss=1.60"})
+            .empty());
+}
+
+TEST_CASE("Keras progress lines (divamgupta/image-segmentation-keras#50, keras#10506)") {
+  const auto series =
+      read({"423/423 [==============================] - 192s 454ms/step - loss: 1.8386 - "
+            "mean_squared_error: 0.0049 - acc: 0.6136",
+            "512/512 [==============================] - 127s 247ms/step - loss: nan - acc: nan - "
+            "val_loss: nan - val_acc: nan"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "keras");
+  REQUIRE(series[0].points().size() == 2);
+  CHECK(series[0].points()[0].loss == doctest::Approx(1.8386));
+  CHECK(series[0].points()[1].loss_nonfinite());
+  CHECK(series[0].points()[1].step == series[0].points()[0].step + 1);
+  // Keras 2 ETA lines (Neerajj9/CSRNet-keras#9) and Keras 3's coloured bar (progbar.py).
+  CHECK(only_point({"  2/100 [..............................] - ETA: 20:11 - loss: nan - mse: "
+                    "nan      (405, 540, 3)"})
+            .loss_nonfinite());
+  CHECK(only_point({"\x1b[1m1875/1875\x1b[0m \x1b[32m━━━━━━━━━━━━━━━━━━━━\x1b[0m\x1b[37m\x1b[0m "
+                    "\x1b[1m3s\x1b[0m 1ms/step - accuracy: 0.8756 - loss: 0.4330"})
+            .loss == doctest::Approx(0.433));
+}
+
+TEST_CASE("generic reader: a step-like and a loss-like key on one line, nothing else") {
+  CHECK(only_point({"iter=100 loss=2.31"}).step == 100);
+  CHECK(only_point({"iteration: 7, total_loss: nan"}).loss_nonfinite());
+  CHECK(only_point({"step=3 grad_norm=nan"}).grad_norm_nonfinite());
+  CHECK(read({"timeout=600", "port: 29500", "MASTER_PORT=29500 timeout=600 step=5",
+              "Saving checkpoint at step 500", "loss scale: 1024 at step 3",
+              "iteration 5 took 3.2s", "step 3000: train loss 4.0390, val loss 4.0427",
+              "iter 12 eval loss 2.5", "epoch 3 loss 2.5"})
+            .empty());
+}
+
 TEST_CASE("generic key=value, key: value and JSON lines") {
   CHECK(only_point({"step=10 loss=2.5"}).loss == 2.5f);
   CHECK(only_point({"step: 10, loss: 2.5, lr: 1e-4"}).learning_rate == doctest::Approx(1e-4));

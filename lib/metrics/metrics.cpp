@@ -152,9 +152,12 @@ constexpr std::array kPipeKeys = {
 constexpr std::array kWordKeys = {
     Key{"step", Slot::kStep},
     Key{"global_step", Slot::kStep},
+    Key{"iter", Slot::kStep},
+    Key{"iteration", Slot::kStep},
     Key{"lm_loss", Slot::kLoss, 1, 4},
     Key{"reduced_train_loss", Slot::kLoss, 1, 3},
     Key{"train_loss", Slot::kLoss, 1, 2},
+    Key{"total_loss", Slot::kLoss, 1, 2},
     Key{"loss", Slot::kLoss, 1, 1},
     Key{"grad_norm", Slot::kGradNorm},
     Key{"gradient_norm", Slot::kGradNorm},
@@ -166,6 +169,44 @@ constexpr std::array kWordKeys = {
     Key{"wps", Slot::kThroughput},
     Key{"epoch", Slot::kEpoch},
     Key{"train_runtime", Slot::kSummary},
+};
+
+// mmengine's LogProcessor ("name: value" joined by two spaces) and mmcv's TextLoggerHook
+// ("name: value, ") (§5.3): the total loss, the grad norm, the learning rate and seconds per
+// iteration ("data_time" is another key).
+constexpr std::array kMmKeys = {
+    Key{"loss", Slot::kLoss, 1, 1},
+    Key{"grad_norm", Slot::kGradNorm},
+    Key{"lr", Slot::kLearningRate},
+    Key{"time", Slot::kIterationSeconds},
+};
+
+// detectron2's CommonMetricPrinter and maskrcnn-benchmark's MetricLogger (§5.4).
+constexpr std::array kMeterKeys = {
+    Key{"total_loss", Slot::kLoss, 1, 2}, Key{"loss", Slot::kLoss, 1, 1},
+    Key{"grad_norm", Slot::kGradNorm},    Key{"lr", Slot::kLearningRate},
+    Key{"time", Slot::kIterationSeconds},
+};
+
+// nanotron's "| name: value" log entries (§5.6), numbers in its human_format ("11.5K").
+constexpr std::array kNanotronKeys = {
+    Key{"lm_loss", Slot::kLoss, 1, 4},
+    Key{"grad_norm", Slot::kGradNorm},
+    Key{"lr", Slot::kLearningRate},
+    Key{"elapsed_time_per_iteration_ms", Slot::kIterationSeconds, 1e-3},
+    Key{"tokens_per_sec_per_gpu", Slot::kThroughput},
+};
+
+// fairseq's progress bars: "name=value, " (simple) and JSON (§5.7).
+constexpr std::array kFairseqKeys = {
+    Key{"num_updates", Slot::kStep},     Key{"loss", Slot::kLoss, 1, 1},
+    Key{"gnorm", Slot::kGradNorm},       Key{"lr", Slot::kLearningRate},
+    Key{"loss_scale", Slot::kLossScale}, Key{"wps", Slot::kThroughput},
+};
+
+// Keras's Progbar " - name: value" (§5.8): the loss only; the other names are the model's metrics.
+constexpr std::array kKerasKeys = {
+    Key{"loss", Slot::kLoss, 1, 1},
 };
 
 template <size_t N>
@@ -248,6 +289,45 @@ void set_time(std::string_view head, Record* r) {
   }
 }
 
+// A number in nanotron's human_format: "11.5K", "85.8G", "1.02K", "nan" (§5.6).
+std::optional<double> read_human(std::string_view text) {
+  auto value = read_number(text);
+  const std::string_view word = trim(text);
+  if (!value || word.empty()) return value;
+  switch (word.back()) {
+    case 'K':
+      return *value * 1e3;
+    case 'M':
+      return *value * 1e6;
+    case 'B':
+    case 'G':
+      return *value * 1e9;
+    case 'T':
+      return *value * 1e12;
+    default:
+      return value;
+  }
+}
+
+// The "| name: value" fields after body[from].
+template <size_t N>
+void scan_pipe_fields(std::string_view body, size_t from, const std::array<Key, N>& keys, Record* r,
+                      bool human) {
+  for (size_t bar = body.find('|', from); bar != std::string_view::npos;) {
+    const size_t next = body.find('|', bar + 1);
+    const std::string_view field = body.substr(bar + 1, next - bar - 1);
+    const size_t colon = field.rfind(':');
+    if (colon != std::string_view::npos) {
+      const Key* key = find_key(keys, trim(field.substr(0, colon)));
+      if (key) {
+        const std::string_view text = field.substr(colon + 1);
+        if (auto value = human ? read_human(text) : read_number(text)) store(*key, *value, r);
+      }
+    }
+    bar = next;
+  }
+}
+
 // ---- Megatron-LM / Megatron-DeepSpeed / NeMo 2: "iteration N/M | key: value | ..." --------
 
 bool parse_pipe_line(std::string_view body, Record* r) {
@@ -263,18 +343,7 @@ bool parse_pipe_line(std::string_view body, Record* r) {
   r->point.step = *iteration;
   r->has_step = true;
   set_time(head, r);
-  for (size_t bar = body.find('|', pos); bar != std::string_view::npos;) {
-    const size_t next = body.find('|', bar + 1);
-    const std::string_view field = body.substr(bar + 1, next - bar - 1);
-    const size_t colon = field.rfind(':');
-    if (colon != std::string_view::npos) {
-      const Key* key = find_key(kPipeKeys, trim(field.substr(0, colon)));
-      if (key) {
-        if (auto value = read_number(field.substr(colon + 1))) store(*key, *value, r);
-      }
-    }
-    bar = next;
-  }
+  scan_pipe_fields(body, pos, kPipeKeys, r, false);
   // Megatron prints no "lm loss" when the interval's average is NaN; the counter says so.
   MetricPoint& p = r->point;
   if (r->format == "megatron" && !p.has(MetricPoint::kLoss) && p.nan_iterations > 0) {
@@ -316,7 +385,21 @@ bool number_at(std::string_view body, size_t at) {
   return is_digit(c) || c == '-' || c == '.' || c == 'n' || c == 'N' || c == 'i' || c == 'I';
 }
 
-void scan_words(std::string_view body, Record* r, WordScan* scan) {
+// Whether the word before body[begin] (blanks between) names an evaluation: nanoGPT's
+// "train loss X, val loss Y", "valid loss", "eval loss", "test loss".
+bool evaluation_before(std::string_view body, size_t begin) {
+  size_t end = begin;
+  while (end > 0 && is_blank(body[end - 1])) --end;
+  if (end == begin) return false;
+  size_t start = end;
+  while (start > 0 && is_word(body[start - 1])) --start;
+  const std::string_view word = body.substr(start, end - start);
+  return word == "val" || word == "valid" || word == "validation" || word == "eval" ||
+         word == "test";
+}
+
+template <size_t N>
+void scan_words(std::string_view body, Record* r, WordScan* scan, const std::array<Key, N>& keys) {
   for (size_t sep = 0; sep < body.size(); ++sep) {
     // "name=value", "name: value", and "name value" (TensorFlow's "step 12972", lit-gpt's
     // "loss nan"): blanks between a key and a number.
@@ -330,9 +413,12 @@ void scan_words(std::string_view body, Record* r, WordScan* scan) {
     }
     char quote = 0;
     const std::string_view name = key_before(body, sep, &quote);
-    const Key* key = name.empty() ? nullptr : find_key(kWordKeys, name);
+    const Key* key = name.empty() ? nullptr : find_key(keys, name);
     if (key == nullptr) continue;
     const auto begin = static_cast<size_t>(name.data() - body.data());
+    if (key->slot == Slot::kLoss && quote == 0 && evaluation_before(body, begin)) {
+      r->reject = true;
+    }
     if (scan->first_key == std::string_view::npos) {
       scan->first_key = begin;
       scan->quote = quote;
@@ -359,7 +445,7 @@ std::optional<int> deepspeed_rank(std::string_view head) {
 
 bool parse_word_line(std::string_view body, Record* r) {
   WordScan scan;
-  scan_words(body, r, &scan);
+  scan_words(body, r, &scan, kWordKeys);
   const MetricPoint& p = r->point;
   const bool loss_or_grad = p.has(MetricPoint::kLoss) || p.has(MetricPoint::kGradNorm);
   if (r->reject || scan.first_key == std::string_view::npos) return false;
@@ -478,7 +564,7 @@ bool parse_progress_bar(std::string_view body, Record* r) {
   const std::string_view after = inside.substr(rate_at + 2);
   const std::string_view rate = after.substr(0, after.find(','));
   WordScan scan;
-  scan_words(after.substr(rate.size()), r, &scan);
+  scan_words(after.substr(rate.size()), r, &scan, kWordKeys);
   if (!r->point.has(MetricPoint::kLoss) || r->reject) return false;
   if (auto seconds = rate_seconds(rate)) {
     r->point.iteration_seconds = static_cast<float>(*seconds);
@@ -494,9 +580,223 @@ bool parse_progress_bar(std::string_view body, Record* r) {
   return true;
 }
 
+bool loss_or_grad_norm(const Record& r) {
+  return r.point.has(MetricPoint::kLoss) || r.point.has(MetricPoint::kGradNorm);
+}
+
+bool starts_word(std::string_view body, size_t at) {
+  return at == 0 || !is_word(body[at - 1]);
+}
+
+// "[n]" or "[ n/total]" at body[*pos]; `*pos` ends past the ']'.
+struct Bracket {
+  int64_t n = 0;
+  std::optional<int64_t> total;
+};
+
+std::optional<Bracket> take_bracket(std::string_view body, size_t* pos) {
+  if (*pos >= body.size() || body[*pos] != '[') return std::nullopt;
+  ++*pos;
+  while (*pos < body.size() && body[*pos] == ' ') ++*pos;
+  Bracket out;
+  auto n = take_integer(body, pos);
+  if (!n) return std::nullopt;
+  out.n = *n;
+  if (*pos < body.size() && body[*pos] == '/') {
+    ++*pos;
+    out.total = take_integer(body, pos);
+    if (!out.total) return std::nullopt;
+  }
+  if (*pos >= body.size() || body[*pos] != ']') return std::nullopt;
+  ++*pos;
+  return out;
+}
+
+// ---- mmengine / mmcv (MMDetection, MMSegmentation, ...): "Epoch(train)  [1][ 50/1000]  lr: ..
+// loss: X  ... grad_norm: G" and "Epoch [1][50/1000]\tlr: ..., loss: X, grad_norm: G" (§5.3) ----
+
+bool parse_mm_line(std::string_view body, Record* r) {
+  bool by_epoch = true;
+  size_t at = body.find("Epoch");
+  if (at == std::string_view::npos) {
+    by_epoch = false;
+    at = body.find("Iter");
+    if (at == std::string_view::npos) return false;
+  }
+  if (!starts_word(body, at)) return false;
+  size_t pos = at + (by_epoch ? 5 : 4);
+  bool mmengine = false;
+  if (pos < body.size() && body[pos] == '(') {  // mmengine's mode: train, val or test
+    const size_t close = body.find(')', pos);
+    if (close == std::string_view::npos || body.substr(pos + 1, close - pos - 1) != "train") {
+      return false;
+    }
+    mmengine = true;
+    pos = close + 1;
+  }
+  while (pos < body.size() && body[pos] == ' ') ++pos;
+  const std::optional<Bracket> first = take_bracket(body, &pos);
+  if (!first) return false;
+  int64_t step = first->n;
+  if (by_epoch) {  // "[epoch][iteration/iterations per epoch]", both from 1
+    const std::optional<Bracket> second = take_bracket(body, &pos);
+    if (first->total || !second || !second->total) return false;
+    step = (first->n - 1) * *second->total + second->n;
+  } else if (!first->total) {
+    return false;
+  }
+  WordScan scan;
+  scan_words(body.substr(pos), r, &scan, kMmKeys);
+  if (r->reject || !loss_or_grad_norm(*r)) return false;
+  r->point.step = step;
+  r->has_step = true;
+  r->format = mmengine ? "mmengine" : "mmcv";
+  set_time(body.substr(0, at), r);
+  return true;
+}
+
+// ---- detectron2 "eta: E  iter: N  total_loss: X  loss_cls: ...  time: T  ...  lr: L" and
+// maskrcnn-benchmark "eta: E  iter: N  loss: X (avg)  ...  time: T (avg)  ...  lr: L" (§5.4) ---
+
+bool parse_meter_line(std::string_view body, Record* r) {
+  const size_t at = body.find("iter: ");
+  if (at == std::string_view::npos || !starts_word(body, at)) return false;
+  size_t pos = at + 6;
+  auto iteration = take_integer(body, &pos);
+  // Both join their fields with two spaces.
+  if (!iteration || body.substr(pos, 2) != "  ") return false;
+  WordScan scan;
+  scan_words(body.substr(pos), r, &scan, kMeterKeys);
+  if (r->reject || !r->point.has(MetricPoint::kLoss)) return false;
+  r->point.step = *iteration;
+  r->has_step = true;
+  r->format = r->loss_priority == 2 ? "detectron2" : "maskrcnn-benchmark";
+  set_time(body.substr(0, at), r);
+  return true;
+}
+
+// ---- nanoGPT "iter N: loss X, time Tms, mfu M%" (§5.5) -----------------------------------------
+
+// Seconds from "1099.34ms", "12.5 ms" or "3.2s".
+std::optional<double> read_duration(std::string_view text) {
+  auto value = read_number(text);
+  if (!value) return std::nullopt;
+  size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || is_digit(text[i]) || text[i] == '.')) ++i;
+  const std::string_view unit = text.substr(i);
+  if (unit.starts_with("ms")) return *value * 1e-3;
+  if (unit.starts_with("s")) return *value;
+  return std::nullopt;
+}
+
+bool parse_nanogpt_line(std::string_view body, Record* r) {
+  const size_t at = body.find("iter ");
+  if (at == std::string_view::npos || !starts_word(body, at)) return false;
+  size_t pos = at + 5;
+  auto iteration = take_integer(body, &pos);
+  constexpr std::string_view kLossMark = ": loss ";
+  if (!iteration || body.substr(pos, kLossMark.size()) != kLossMark) return false;
+  auto loss = read_number(body.substr(pos + kLossMark.size()));
+  if (!loss) return false;
+  MetricPoint& p = r->point;
+  p.loss = static_cast<float>(*loss);
+  p.set(MetricPoint::kLoss);
+  constexpr std::string_view kTimeMark = ", time ";
+  if (const size_t time = body.find(kTimeMark, pos); time != std::string_view::npos) {
+    if (auto seconds = read_duration(body.substr(time + kTimeMark.size()))) {
+      p.iteration_seconds = static_cast<float>(*seconds);
+      p.set(MetricPoint::kIterationSeconds);
+    }
+  }
+  p.step = *iteration;
+  r->has_step = true;
+  r->format = "nanogpt";
+  set_time(body.substr(0, at), r);
+  return true;
+}
+
+// ---- nanotron "iteration: N / M | consumed_tokens: 85.8G | ... | lm_loss: X | lr: L | ... |
+// grad_norm: G" (§5.6) ---------------------------------------------------------------------------
+
+bool parse_nanotron_line(std::string_view body, Record* r) {
+  const size_t at = body.find("iteration: ");
+  if (at == std::string_view::npos) return false;
+  size_t pos = at + 11;
+  auto iteration = take_integer(body, &pos);
+  if (!iteration || body.substr(pos, 3) != " / ") return false;
+  scan_pipe_fields(body, pos, kNanotronKeys, r, true);
+  if (!loss_or_grad_norm(*r)) return false;
+  r->point.step = *iteration;
+  r->has_step = true;
+  r->format = "nanotron";
+  set_time(body.substr(0, at), r);
+  return true;
+}
+
+// ---- fairseq "epoch 001:    100 / 1000 loss=X, ..., num_updates=N, lr=L, gnorm=G, ..." (also
+// the older "| epoch 010  2000 / 8223 loss=X (avg), ...") and its JSON lines (§5.7) --------------
+
+bool parse_fairseq_line(std::string_view body, Record* r) {
+  size_t from = std::string_view::npos;
+  std::optional<int64_t> position;  // in the run, from the epoch and the bar: no num_updates
+  if (const size_t at = body.find("epoch ");
+      at != std::string_view::npos && starts_word(body, at)) {
+    size_t pos = at + 6;
+    auto epoch = take_integer(body, &pos);
+    if (epoch && pos < body.size() && body[pos] == ':') ++pos;
+    while (pos < body.size() && body[pos] == ' ') ++pos;
+    auto n = epoch ? take_integer(body, &pos) : std::nullopt;
+    if (n && body.substr(pos, 3) == " / ") {
+      pos += 3;
+      if (auto total = take_integer(body, &pos)) {
+        position = (*epoch - 1) * *total + *n;
+        from = pos;
+      }
+    }
+  }
+  if (from == std::string_view::npos) {
+    const size_t key = body.find("\"num_updates\"");
+    if (key == std::string_view::npos) return false;
+    from = body.rfind('{', key);
+    if (from == std::string_view::npos) return false;
+  }
+  WordScan scan;
+  scan_words(body.substr(from), r, &scan, kFairseqKeys);
+  if (r->reject || !loss_or_grad_norm(*r)) return false;
+  if (!r->has_step) {
+    if (!position) return false;
+    r->point.step = *position;
+    r->has_step = true;
+  }
+  r->format = "fairseq";
+  set_time(body.substr(0, from), r);
+  return true;
+}
+
+// ---- Keras Progbar "1000/1000 [====] - 3s 3ms/step - loss: X - accuracy: A" (Keras 2) and
+// " 1000/1000 ━━━━ 3s 3ms/step - accuracy: A - loss: X" (Keras 3) (§5.8) ------------------------
+
+bool parse_keras_line(std::string_view body, Record* r) {
+  const size_t at = body.find(" - loss: ");
+  if (at == std::string_view::npos) return false;
+  size_t pos = 0;
+  while (pos < body.size() && body[pos] == ' ') ++pos;
+  auto n = take_integer(body, &pos);
+  if (!n || pos >= body.size() || body[pos] != '/') return false;
+  ++pos;
+  if (!take_integer(body, &pos) && !body.substr(pos).starts_with("Unknown")) return false;
+  WordScan scan;
+  scan_words(body.substr(at), r, &scan, kKerasKeys);
+  if (r->reject || !r->point.has(MetricPoint::kLoss)) return false;
+  r->format = "keras";  // the count restarts every epoch: numbered in order
+  return true;
+}
+
 // Each parser gets a fresh record: a failed attempt may have stored values.
 std::optional<Record> parse_record(std::string_view body) {
-  for (auto parse : {parse_overflow_line, parse_pipe_line, parse_progress_bar, parse_word_line}) {
+  for (auto parse : {parse_overflow_line, parse_pipe_line, parse_progress_bar, parse_mm_line,
+                     parse_meter_line, parse_nanogpt_line, parse_nanotron_line, parse_fairseq_line,
+                     parse_keras_line, parse_word_line}) {
     Record record;
     if (parse(body, &record)) return record;
   }

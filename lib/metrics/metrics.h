@@ -26,7 +26,14 @@ namespace faultline {
 //     including several frames in one line separated by '\r';
 //   torchtitan "step: N  loss: X  grad_norm: G ... tps: T" with or without colours (§5.1);
 //   NeMo 2 "Training epoch E, iteration i/N | name: value | ..." (§5.2);
-//   generic "step=N loss=X", "step: N, loss: X" and JSON lines {"step": N, "loss": X}.
+//   mmengine "Epoch(train) [E][n/N]  ...  loss: X  grad_norm: G" and mmcv "Epoch [E][n/N]\t..."
+//     (§5.3); detectron2 "iter: N  total_loss: X  ..." and maskrcnn-benchmark "iter: N  loss: X
+//     (avg)  ..." (§5.4); nanoGPT "iter N: loss X, time Tms" (§5.5); nanotron "iteration: N / M |
+//     lm_loss: X | ..." (§5.6); fairseq "epoch 001:  n / N loss=X, ..., num_updates=N, gnorm=G"
+//     and its JSON lines (§5.7); Keras progress lines "n/N [====] - ... - loss: X" (§5.8),
+//     numbered in order;
+//   generic "step=N loss=X", "iter: N, loss: X" and JSON lines {"step": N, "loss": X}: a step-like
+//     and a loss-like key on one line, not after "val"/"eval"/"test" (§5.9).
 // Lines are attributed to the rank their launcher tags name (sniff/rank.h), else to the rank
 // the input's path names. A step counter that goes back, or Megatron's "successfully loaded
 // checkpoint from ... at iteration N", starts a new (resumed) segment; the HF Trainer's

@@ -71,7 +71,9 @@ struct Series {
   std::string path;
   std::string host;            // "" when unknown
   std::string format;          // "megatron", "deepspeed", "hf-trainer", "lightning", "nemo",
-                               // "torchtitan", "json" or "generic"
+                               // "torchtitan", "mmengine", "mmcv", "detectron2",
+                               // "maskrcnn-benchmark", "nanogpt", "nanotron", "fairseq",
+                               // "keras", "json" or "generic"
   int rank = -1;               // -1 when unknown
   bool rank_is_local = false;  // a torchrun tee header gives the node-local rank
   int segment = 0;             // 0-based, in input order, per (path, rank, format)
