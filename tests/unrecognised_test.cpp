@@ -68,18 +68,20 @@ TEST_CASE("an error word inside a path, a quoted string or a key is not an error
 
 TEST_CASE("lines no signature knows are listed, at warning, never above a recognised fault") {
   LogFolder job;
+  // The GPU's I2C controller timing out (the kernel's i2c-nvidia-gpu driver), as in the dmesg of
+  // NVIDIA/nvidia-docker#1553; no signature knows it.
   job.Write("node-a/kern.log",
-            "[   84.811879] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:1941)\n"
-            "[   84.811902] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:1941)\n");
+            "[1084457.868993] nvidia-gpu 0000:09:00.3: i2c timeout error ffffffff\n"
+            "[1084457.868993] nvidia-gpu 0000:09:00.3: i2c timeout error ffffffff\n");
   Analysis analysis = analyze({job.path()}, catalog());
   REQUIRE(analysis.diagnoses.size() == 1);
   const Diagnosis& unknown = analysis.diagnoses[0];
   CHECK(unknown.failure->id == "unrecognised-errors");
   CHECK(unknown.severity == Severity::kWarning);
-  CHECK(unknown.gpu.pci == "0000:01:00.0");
+  CHECK(unknown.gpu.pci == "0000:09:00.3");
   REQUIRE(!unknown.notes.empty());
   CHECK(unknown.notes[0].starts_with(
-      R"note(2 lines like "NVRM: GPU <pci>: RmInitAdapter failed! (<hex>:<hex>:<num>)")note"));
+      R"note(2 lines like "nvidia-gpu <pci>: i<num>c timeout error ffffffff")note"));
 
   job.Write("node-a/kern.log.1",
             "[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU "
