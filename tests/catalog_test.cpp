@@ -164,7 +164,8 @@ TEST_CASE("NVLink5: SAW_MVB errorStatus 0x4 decodes to IGNORE, a warning") {
   REQUIRE(analysis.diagnoses.size() == 1);
   CHECK(analysis.diagnoses[0].failure->id == "nvlink-nonfatal");
   CHECK(analysis.diagnoses[0].severity == Severity::kWarning);
-  CHECK(mentions(analysis.diagnoses[0].notes, "SAW_MVB errorStatus 0x00000004 = IGNORE, Non-fatal"));
+  CHECK(
+      mentions(analysis.diagnoses[0].notes, "SAW_MVB errorStatus 0x00000004 = IGNORE, Non-fatal"));
 }
 
 TEST_CASE("NVLink5: the decode, not the printed word, decides") {
@@ -248,7 +249,8 @@ TEST_CASE("NVLink5: a line the table does not cover keeps its printed word, and 
   REQUIRE(fatal.diagnoses.size() == 1);
   CHECK(fatal.diagnoses[0].failure->id == "nvlink-error");
   CHECK(fatal.diagnoses[0].severity == Severity::kError);
-  CHECK(mentions(fatal.diagnoses[0].notes, "errorStatus 0x00000008 is not in NVIDIA's 144-150 decode table"));
+  CHECK(mentions(fatal.diagnoses[0].notes,
+                 "errorStatus 0x00000008 is not in NVIDIA's 144-150 decode table"));
 }
 
 TEST_CASE("a malformed nvlink5_decode row fails to load") {

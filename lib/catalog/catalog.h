@@ -135,11 +135,11 @@ struct XidEntry {
 // ask for.
 struct Nvlink5Decode {
   int xid = 0;
-  std::string unit;                         // as the table names it; "A/B" matches A or B
-  std::optional<uint32_t> error_status;     // unset: any errorStatus of the unit
+  std::string unit;                          // as the table names it; "A/B" matches A or B
+  std::optional<uint32_t> error_status;      // unset: any errorStatus of the unit
   std::optional<uint32_t> link_down_reason;  // intrInfo bits 25:20; unset: any
-  std::string action;                       // Data Center Recovery Action: RESET_GPU, ...
-  std::string severity;                     // "Fatal", "Non-fatal", "Link Fatal"
+  std::string action;                        // Data Center Recovery Action: RESET_GPU, ...
+  std::string severity;                      // "Fatal", "Non-fatal", "Link Fatal"
   // The table's "Action 2": when intrInfo matches either pattern (V1 before R575, V2 from R575;
   // a pattern's highest set bit is its width), this action and severity instead.
   struct Promotion {

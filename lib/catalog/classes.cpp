@@ -297,8 +297,9 @@ bool parse_nvlink5_row(const json& entry, Nvlink5Decode* row, std::string* error
     }
     if (promotion.intr_info_v1 == 0 || promotion.intr_info_v2 == 0 || promotion.action.empty() ||
         !known_severity(promotion.severity)) {
-      *error = where +
-               R"("action2" needs "intr_info_v1" and "intr_info_v2" (nonzero hex), "action" and a "severity")";
+      *error =
+          where +
+          R"("action2" needs "intr_info_v1" and "intr_info_v2" (nonzero hex), "action" and a "severity")";
       return false;
     }
     row->action2 = std::move(promotion);

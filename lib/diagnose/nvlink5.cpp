@@ -97,9 +97,10 @@ std::optional<Verdict> decode(const Event& event, const std::vector<Nvlink5Decod
                           field(event, capture::kIntrInfo), verdict.action, verdict.severity);
       return verdict;
     }
-    *said = fmt::format("{}: link-down reason {} (intrInfo bits 25:20) is not in NVIDIA's 144-150 "
-                        "decode table",
-                        name, reason);
+    *said = fmt::format(
+        "{}: link-down reason {} (intrInfo bits 25:20) is not in NVIDIA's 144-150 "
+        "decode table",
+        name, reason);
     return std::nullopt;
   }
   // A row without an errorStatus covers every errorStatus of its unit.
@@ -136,9 +137,10 @@ std::optional<Verdict> decode(const Event& event, const std::vector<Nvlink5Decod
     if ((*status & bit) == 0) continue;
     const Nvlink5Decode* row = row_for(bit);
     if (row == nullptr) {
-      *said = fmt::format("{}: errorStatus {} has bit 0x{:08x}, which NVIDIA's 144-150 decode "
-                          "table does not list",
-                          name, status_text, bit);
+      *said = fmt::format(
+          "{}: errorStatus {} has bit 0x{:08x}, which NVIDIA's 144-150 decode "
+          "table does not list",
+          name, status_text, bit);
       return std::nullopt;
     }
     const Verdict verdict = verdict_of(*row, intr_info);
