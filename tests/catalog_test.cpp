@@ -143,6 +143,131 @@ TEST_CASE("a Nonfatal NVLink5 event is a warning, not the fatal NVLink diagnosis
   CHECK(analysis.diagnoses[0].failure->severity == Severity::kWarning);
 }
 
+// NVLink5 Xids 144-150 take the verdict of NVIDIA's "XID 144-150 Decode" table (unit and
+// errorStatus, or Xid 149's link-down reason), not the line's Fatal/Nonfatal word.
+TEST_CASE("NVLink5: TLW_RX/TLW_RX_PIPE0 errorStatus 0x4 decodes to RESET_GPU, an error") {
+  const Analysis analysis = diagnose_text(
+      "NVRM: Xid (PCI:0018:01:00): 146, TLW_RX/TLW_RX_PIPE0 Fatal XC0 i0 Link 05 (0x0000000a "
+      "0x00000004 0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(analysis.diagnoses[0].severity == Severity::kError);
+  CHECK(mentions(analysis.diagnoses[0].notes,
+                 "NVIDIA's 144-150 decode: TLW_RX/TLW_RX_PIPE0 errorStatus 0x00000004 = "
+                 "RESET_GPU, Fatal"));
+}
+
+TEST_CASE("NVLink5: SAW_MVB errorStatus 0x4 decodes to IGNORE, a warning") {
+  const Analysis analysis = diagnose_text(
+      "NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000004 "
+      "0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "nvlink-nonfatal");
+  CHECK(analysis.diagnoses[0].severity == Severity::kWarning);
+  CHECK(
+      mentions(analysis.diagnoses[0].notes, "SAW_MVB errorStatus 0x00000004 = IGNORE, Non-fatal"));
+}
+
+TEST_CASE("NVLink5: the decode, not the printed word, decides") {
+  // Printed Fatal, but the table's row for SAW_MVB 0x20 is IGNORE, Non-fatal.
+  const Analysis ignored = diagnose_text(
+      "NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Fatal XC0 i0 Link 0 (0x00000001 0x00000020 "
+      "0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(ignored.diagnoses.size() == 1);
+  CHECK(ignored.diagnoses[0].failure->id == "nvlink-nonfatal");
+  // Printed Nonfatal, but RLW_REMAP 0x40 is RESET_GPU, Fatal.
+  const Analysis reset = diagnose_text(
+      "NVRM: Xid (PCI:0000:01:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 3 (0x00000004 0x00000040 "
+      "0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(reset.diagnoses.size() == 1);
+  CHECK(reset.diagnoses[0].failure->id == "nvlink-error");
+}
+
+TEST_CASE("NVLink5: RLW_REMAP errorStatus 0x1 decodes to XID_154_EVAL") {
+  const Analysis analysis = diagnose_text(
+      "NVRM: Xid (PCI:0008:06:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 0 (0x00000004 0x00000001 "
+      "0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "nvlink-nonfatal");
+  CHECK(analysis.events.at(0).fields.at("catalog_action") == "XID_154_EVAL");
+  CHECK(analysis.events.at(0).fields.at("catalog_severity") == "Non-fatal");
+}
+
+TEST_CASE("NVLink5: several errorStatus bits take the most severe bit's action") {
+  const Analysis analysis = diagnose_text(
+      "NVRM: Xid (PCI:0008:06:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 0 (0x00000004 0x00000041 "
+      "0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(analysis.events.at(0).fields.at("catalog_action") == "RESET_GPU");
+}
+
+TEST_CASE("NVLink5: RLW_RXPIPE takes Action 2 when intrInfo carries its extra bit") {
+  // The table's example line (intrInfo bit 10 clear): IGNORE.
+  const Analysis plain = diagnose_text(
+      "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000001 "
+      "0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(plain.diagnoses.size() == 1);
+  CHECK(plain.diagnoses[0].failure->id == "nvlink-nonfatal");
+  // The same with V1 pattern 10011000010 (bit 10 set): RESET_GPU.
+  const Analysis promoted = diagnose_text(
+      "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a4c2 0x00000001 "
+      "0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(promoted.diagnoses.size() == 1);
+  CHECK(promoted.diagnoses[0].failure->id == "nvlink-error");
+}
+
+TEST_CASE("NVLink5: Xid 149 NETIR_LINK_EVT is read by its link-down reason") {
+  // The table's example line: reason 4 (intrInfo bits 25:20) = RESET_GPU, Link Fatal.
+  const Analysis analysis = diagnose_text(
+      "NVRM: Xid (PCI:0018:01:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 09 (0x004525c6 "
+      "0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(mentions(analysis.diagnoses[0].notes, "NETIR_LINK_EVT link-down reason 4"));
+  // Reason 38: IGNORE, but Link Fatal: still the GPU's drain and reset.
+  const Analysis link_fatal = diagnose_text(
+      "NVRM: Xid (PCI:0018:01:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 09 (0x026525c6 "
+      "0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(link_fatal.diagnoses.size() == 1);
+  CHECK(link_fatal.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(link_fatal.events.at(0).fields.at("catalog_action") == "IGNORE");
+}
+
+TEST_CASE("NVLink5: a line the table does not cover keeps its printed word, and says so") {
+  // SAW_MVB has no row for errorStatus 0x80000000.
+  const Analysis nonfatal = diagnose_text(
+      "NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x80000000 "
+      "0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(nonfatal.diagnoses.size() == 1);
+  CHECK(nonfatal.diagnoses[0].failure->id == "nvlink-nonfatal");
+  CHECK(mentions(nonfatal.diagnoses[0].notes, "could not be decoded"));
+  // TLW_CTRL has no row for 0x8, printed Fatal: the printed word's verdict, not critical.
+  const Analysis fatal = diagnose_text(
+      "NVRM: Xid (PCI:0000:01:00): 146, TLW_CTRL Fatal XC0 i0 Link 2 (0x00000009 0x00000008 "
+      "0x00000000 0x00000000 0x00000000 0x00000000)\n");
+  REQUIRE(fatal.diagnoses.size() == 1);
+  CHECK(fatal.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(fatal.diagnoses[0].severity == Severity::kError);
+  CHECK(mentions(fatal.diagnoses[0].notes,
+                 "errorStatus 0x00000008 is not in NVIDIA's 144-150 decode table"));
+}
+
+TEST_CASE("a malformed nvlink5_decode row fails to load") {
+  Catalog catalog;
+  std::string error;
+  const fs::path dir =
+      fs::temp_directory_path() / ("faultline-decode-test-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.json") << R"json({"schema": "faultline/signatures/v1",
+    "nvlink5_decode": [{"xid": 146, "unit": "TLW_CTRL", "error_status": "4",
+                        "action": "RESET_GPU", "severity": "Fatal"}]})json";
+  CHECK_FALSE(load_catalog({dir.string()}, &catalog, &error));
+  CHECK(error.find("error_status") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 // Identifier variants as people post them (issue 15): each line is kept as an event; an
 // address the poster elided leaves the GPU unknown, never the line dropped.
 TEST_CASE("Xid lines with the address elided: events with the GPU unknown") {

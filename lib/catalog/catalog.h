@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -129,6 +130,27 @@ struct XidEntry {
   std::string source;
 };
 
+// One row of NVIDIA's "XID 144-150 Decode" table ("nvlink5_decode" in the tables): what an
+// NVLink5 Xid's unit and errorStatus (or, for Xid 149 NETIR_LINK_EVT, its link-down reason)
+// ask for.
+struct Nvlink5Decode {
+  int xid = 0;
+  std::string unit;                          // as the table names it; "A/B" matches A or B
+  std::optional<uint32_t> error_status;      // unset: any errorStatus of the unit
+  std::optional<uint32_t> link_down_reason;  // intrInfo bits 25:20; unset: any
+  std::string action;                        // Data Center Recovery Action: RESET_GPU, ...
+  std::string severity;                      // "Fatal", "Non-fatal", "Link Fatal"
+  // The table's "Action 2": when intrInfo matches either pattern (V1 before R575, V2 from R575;
+  // a pattern's highest set bit is its width), this action and severity instead.
+  struct Promotion {
+    uint32_t intr_info_v1 = 0;
+    uint32_t intr_info_v2 = 0;
+    std::string action;
+    std::string severity;
+  };
+  std::optional<Promotion> action2;
+};
+
 // The thresholds of the training-metric anomaly detectors (correlate.h, detect_anomalies):
 // "anomaly_parameters" in the tables, which also fill {anomaly.NAME} in the classes' texts.
 struct AnomalyParameters {
@@ -166,6 +188,7 @@ struct Knowledge {
   std::string default_memory = "row-remapping";
   std::map<int, XidEntry> xids;
   std::map<std::string, XidAction> actions;
+  std::vector<Nvlink5Decode> nvlink5_decode;  // the last table that has one gives it
   // The timeline lane of each signature and derived event ("lane" in the tables).
   std::map<std::string, Lane, std::less<>> lanes;
   AnomalyParameters anomaly{};

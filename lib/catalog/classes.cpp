@@ -249,6 +249,64 @@ bool parse_xid_entry(const json& entry, XidEntry* xid, std::string* error) {
   return true;
 }
 
+// One row of "nvlink5_decode"; false and *error when it is malformed.
+bool parse_nvlink5_row(const json& entry, Nvlink5Decode* row, std::string* error) {
+  constexpr std::array<std::string_view, 3> kSeverities = {"Fatal", "Non-fatal", "Link Fatal"};
+  const auto known_severity = [&](const std::string& severity) {
+    return std::find(kSeverities.begin(), kSeverities.end(), severity) != kSeverities.end();
+  };
+  if (!entry.is_object()) {
+    *error = "each row must be an object";
+    return false;
+  }
+  const auto xid = entry.find("xid");
+  row->xid = xid != entry.end() && xid->is_number_integer() ? xid->get<int>() : 0;
+  row->unit = text(entry, "unit");
+  row->action = text(entry, "action");
+  row->severity = text(entry, "severity");
+  const std::string where = "row " + std::to_string(row->xid) + " " + row->unit + ": ";
+  if (row->xid < 144 || row->xid > 150 || row->unit.empty() || row->action.empty()) {
+    *error = where + R"(needs "xid" (144 to 150), "unit" and "action")";
+    return false;
+  }
+  if (!known_severity(row->severity)) {
+    *error = where + R"("severity" must be "Fatal", "Non-fatal" or "Link Fatal")";
+    return false;
+  }
+  if (entry.contains("error_status")) {
+    row->error_status = parse_hex32(text(entry, "error_status"));
+    if (!row->error_status) {
+      *error = where + R"("error_status" must be a hex word like "0x00000004")";
+      return false;
+    }
+  }
+  if (auto it = entry.find("link_down_reason"); it != entry.end()) {
+    if (!it->is_number_unsigned() || it->get<uint32_t>() > 63) {
+      *error = where + R"("link_down_reason" must be a number from 0 to 63 (intrInfo bits 25:20))";
+      return false;
+    }
+    row->link_down_reason = it->get<uint32_t>();
+  }
+  if (auto it = entry.find("action2"); it != entry.end()) {
+    Nvlink5Decode::Promotion promotion;
+    if (it->is_object()) {
+      promotion.intr_info_v1 = parse_hex32(text(*it, "intr_info_v1")).value_or(0);
+      promotion.intr_info_v2 = parse_hex32(text(*it, "intr_info_v2")).value_or(0);
+      promotion.action = text(*it, "action");
+      promotion.severity = text(*it, "severity");
+    }
+    if (promotion.intr_info_v1 == 0 || promotion.intr_info_v2 == 0 || promotion.action.empty() ||
+        !known_severity(promotion.severity)) {
+      *error =
+          where +
+          R"("action2" needs "intr_info_v1" and "intr_info_v2" (nonzero hex), "action" and a "severity")";
+      return false;
+    }
+    row->action2 = std::move(promotion);
+  }
+  return true;
+}
+
 bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* error) {
   const json& doc = table.doc;
   if (auto it = doc.find("actions"); it != doc.end() && it->is_object()) {
@@ -272,6 +330,23 @@ bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* er
       return false;
     }
     recurrence = {boots->get<int>(), *severity, text(*it, "note"), text(*it, "fix")};
+  }
+  if (auto it = doc.find("nvlink5_decode"); it != doc.end()) {
+    if (!it->is_array()) {
+      *error = table.path + R"(: "nvlink5_decode" must be an array of rows)";
+      return false;
+    }
+    std::vector<Nvlink5Decode> rows;
+    for (const json& entry : *it) {
+      Nvlink5Decode row;
+      std::string reason;
+      if (!parse_nvlink5_row(entry, &row, &reason)) {
+        *error = table.path + ": nvlink5_decode: " + reason;
+        return false;
+      }
+      rows.push_back(std::move(row));
+    }
+    knowledge->nvlink5_decode = std::move(rows);
   }
   if (auto it = doc.find("xids"); it != doc.end() && it->is_array()) {
     for (const json& entry : *it) {

@@ -8,9 +8,9 @@ namespace {
 using enum Need;
 
 constexpr Key kTableKeys[] = {
-    {"schema"},         {"description"},        {"sources"},    {"macros"}, {"products"},
-    {"default_memory"}, {"signatures"},         {"classes"},    {"xids"},   {"events"},
-    {"actions"},        {"anomaly_parameters"}, {"recurrence"},
+    {"schema"},         {"description"},        {"sources"},    {"macros"},         {"products"},
+    {"default_memory"}, {"signatures"},         {"classes"},    {"xids"},           {"events"},
+    {"actions"},        {"anomaly_parameters"}, {"recurrence"}, {"nvlink5_decode"},
 };
 
 constexpr Key kSignatureKeys[] = {

@@ -45,6 +45,15 @@ struct Diagnosis {
 // evidence one line of each template, ranked after every other.
 std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge& knowledge);
 
+// Reads each NVLink5 Xid (144-150) event by the catalog's "nvlink5_decode" table (NVIDIA's
+// "XID 144-150 Decode"): sets its catalog_action, catalog_severity and catalog_decode fields
+// (model/captures.h), which classes' conditions and notes read like captured ones. The unit the
+// line prints picks the rows; errorStatus picks one (a row without one takes any; several bits
+// set: each bit's row, the most severe action taken), or for Xid 149 NETIR_LINK_EVT the
+// link-down reason in intrInfo bits 25:20 does; a row's "Action 2" applies when intrInfo matches
+// its pattern. A line the table does not cover gets catalog_action "undecoded" and the reason.
+void decode_nvlink5(const Knowledge& knowledge, std::vector<Event>* events);
+
 // What a run found: its inputs, what they yielded and the ranked diagnoses.
 struct Analysis {
   std::vector<InputSummary> inputs;

@@ -53,6 +53,20 @@ inline constexpr std::string_view kTemplate = "template";
 // line is most likely the rest of that fault's own report or traceback.
 inline constexpr std::string_view kFollows = "follows";
 
+// An NVLink5 Xid (144-150): the unit the line prints ("TLW_RX/TLW_RX_PIPE0") and its intrInfo and
+// errorStatus words, which NVIDIA's 144-150 decode table reads (diagnose/diagnose.h,
+// decode_nvlink5).
+inline constexpr std::string_view kNvlinkUnit = "sub_component";
+inline constexpr std::string_view kIntrInfo = "intr_info";
+inline constexpr std::string_view kErrorStatus = "error_status";
+// Set by code on an NVLink5 Xid from that table: the Data Center Recovery Action ("RESET_GPU",
+// "IGNORE", "XID_154_EVAL"; "undecoded" when the table has no row for the line), the severity
+// ("Fatal", "Non-fatal", "Link Fatal"; absent when undecoded), and what was decoded or why not,
+// in words, for a class's notes.
+inline constexpr std::string_view kCatalogAction = "catalog_action";
+inline constexpr std::string_view kCatalogSeverity = "catalog_severity";
+inline constexpr std::string_view kCatalogDecode = "catalog_decode";
+
 struct Reserved {
   std::string_view name;
   Shape shape;
@@ -75,6 +89,12 @@ inline constexpr Reserved kReserved[] = {
     {kBoot, Shape::kCodeOnly},
     {kTemplate, Shape::kCodeOnly},
     {kFollows, Shape::kCodeOnly},
+    {kNvlinkUnit, Shape::kText},
+    {kIntrInfo, Shape::kText},
+    {kErrorStatus, Shape::kText},
+    {kCatalogAction, Shape::kCodeOnly},
+    {kCatalogSeverity, Shape::kCodeOnly},
+    {kCatalogDecode, Shape::kCodeOnly},
 };
 
 // The reserved capture of that name, or nullptr.

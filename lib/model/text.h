@@ -2,6 +2,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -16,6 +17,20 @@ std::optional<Number> parse_number(std::string_view text) {
   Number value{};
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// "0x" and one to eight hex digits (either case) as a 32-bit word; nullopt otherwise: the
+// registers of an Xid line.
+inline std::optional<uint32_t> parse_hex32(std::string_view text) {
+  if (text.size() < 3 || text.size() > 10 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) {
+    return std::nullopt;
+  }
+  uint32_t value = 0;
+  const char* first = text.data() + 2;
+  const char* last = text.data() + text.size();
+  const auto [end, error] = std::from_chars(first, last, value, 16);
+  if (error != std::errc() || end != last) return std::nullopt;
   return value;
 }
 

@@ -147,6 +147,7 @@ void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* a
                        signatures_where(*catalog.signatures, &Signature::collective_timeout))) {
     analysis->events.push_back(std::move(event));
   }
+  decode_nvlink5(catalog.knowledge, &analysis->events);
   Correlation correlation = correlate(analysis->events, analysis->states,
                                       signatures_where(*catalog.signatures, &Signature::identity));
   correlation.clock_skew_seconds = options.clock_skew_seconds;
