@@ -69,6 +69,17 @@ TEST_CASE("rank prefix: srun --label and Open MPI --tag-output") {
   REQUIRE(tag);
   CHECK(tag->rank == 0);
   CHECK(tag->source == RankTag::Source::kOpenMpi);
+  // horovodrun --gloo: the rank alone (horovod/horovod#3673, pytorch/ignite#3466).
+  tag = parse_rank_prefix("[0]<stdout>:72d576acb451:1704:1899 [0] NCCL INFO init.cc:913 -> 1");
+  REQUIRE(tag);
+  CHECK(tag->rank == 0);
+  CHECK_FALSE(tag->is_local);
+  CHECK(tag->prefix_length == 12);
+  tag = parse_rank_prefix("[1]<stderr>:    mpi_lib.horovod_torch_wait_and_clear(handle)");
+  REQUIRE(tag);
+  CHECK(tag->rank == 1);
+  CHECK_FALSE(parse_rank_prefix("[1]<html>: x"));
+  CHECK_FALSE(parse_rank_prefix("[x]<stdout>: x"));
 }
 
 TEST_CASE("rank prefix: what is not a rank tag") {

@@ -235,3 +235,46 @@ TEST_CASE("pasted: Python logger names before a message are no syslog host") {
   CHECK(failed[0]->fields.at("local_rank") == "3");
   CHECK(failed[0]->fields.at("exitcode") == "-9");
 }
+
+TEST_CASE("pasted: horovodrun's stream tags give each line its rank and read as bare lines") {
+  // horovodrun --gloo prefixes each worker's lines "[{rank}]<stdout|stderr>:" (Horovod's
+  // safe_shell_exec.py). Lines as posted: horovod/horovod#3673 and pytorch/ignite#3466.
+  // https://github.com/horovod/horovod/pull/3673 https://github.com/pytorch/ignite/pull/3466
+  const std::string tagged =
+      "[0]<stdout>:NCCL version 2.12.12+cuda11.6\n"
+      "[0]<stdout>:\n"
+      "[0]<stdout>:72d576acb451:1704:1899 [0] init.cc:255 NCCL WARN Cuda failure 'CUDA driver is "
+      "a stub library'\n"
+      "[0]<stdout>:72d576acb451:1704:1899 [0] NCCL INFO init.cc:913 -> 1\n"
+      "[1]<stderr>:    mpi_lib.horovod_torch_wait_and_clear(handle)\n"
+      "[1]<stderr>:RuntimeError: ncclCommInitRank failed: unhandled cuda error (run with "
+      "NCCL_DEBUG=INFO for details)\n"
+      "[1]<stderr>:\n";
+  const ScanResult result = scan_text(tagged);
+  CHECK(result.input.kind == InputKind::kTrainingLog);
+  const auto warn = events_of(result, "nccl-warn");
+  REQUIRE(warn.size() == 1);
+  CHECK(warn[0]->rank == 0);
+  CHECK(warn[0]->host == "72d576acb451");
+  CHECK(warn[0]->fields.at("message") == "Cuda failure 'CUDA driver is a stub library'");
+  // The tags taken off, the lines read as they would bare: the same events, with ranks.
+  std::string bare;
+  for (size_t start = 0; start < tagged.size();) {
+    const size_t end = tagged.find('\n', start);
+    std::string_view line(tagged.data() + start, end - start);
+    line.remove_prefix(line.find(">:") + 2);
+    bare.append(line).append("\n");
+    start = end + 1;
+  }
+  const ScanResult plain = scan_text(bare);
+  REQUIRE(result.events.size() == plain.events.size());
+  for (size_t i = 0; i < result.events.size(); ++i) {
+    CHECK(result.events[i].signature == plain.events[i].signature);
+    CHECK(result.events[i].fields == plain.events[i].fields);
+  }
+  const auto failed = std::find_if(result.events.begin(), result.events.end(), [](const Event& e) {
+    return e.evidence.text.find("ncclCommInitRank failed") != std::string::npos;
+  });
+  REQUIRE(failed != result.events.end());
+  CHECK(failed->rank == 1);
+}

@@ -78,7 +78,8 @@ struct RankTag {
 //   "[default3]:"              torchrun --tee header, "[{role}{local_rank}]:": local;
 //   "3: " or " 3: "            srun --label, the Slurm task id right-aligned: taken as global;
 //   "[1,3]<stdout>:"           Open MPI --tag-output "[{jobid},{rank}]<stdout|stderr>:", also
-//                              PRRTE's "[prterun-host-123@1,3]<stdout>: ": global.
+//                              PRRTE's "[prterun-host-123@1,3]<stdout>: ": global;
+//   "[3]<stderr>:"             horovodrun --gloo "[{rank}]<stdout|stderr>:": global.
 std::optional<RankTag> parse_rank_prefix(std::string_view line);
 
 // Every tag at the start of `line`: they stack ("[default2]:[rank2]: ..."). Returns the rank

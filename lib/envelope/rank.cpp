@@ -42,9 +42,11 @@ size_t with_space(std::string_view line, size_t end) {
   return end < line.size() && line[end] == ' ' ? end + 1 : end;
 }
 
-// "[1,3]<stdout>:" and PRRTE's "[prterun-host-100629@1,0]<stdout>: ".
+// "[1,3]<stdout>:", PRRTE's "[prterun-host-100629@1,0]<stdout>: ", and Horovod's own launcher
+// (horovodrun --gloo, safe_shell_exec.py: "[{rank}]<{stdout|stderr}>:"), its rank alone.
 std::optional<RankTag> open_mpi_tag(std::string_view line, std::string_view inside, size_t close) {
   const std::string_view after = line.substr(close + 1);
+  if (!after.starts_with('<')) return std::nullopt;
   bool stream = false;
   for (std::string_view name : {"<stdout>:", "<stderr>:", "<stddiag>:"}) {
     if (after.starts_with(name)) {
@@ -53,9 +55,9 @@ std::optional<RankTag> open_mpi_tag(std::string_view line, std::string_view insi
       break;
     }
   }
+  if (!stream) return std::nullopt;
   const size_t comma = inside.rfind(',');
-  if (!stream || comma == std::string_view::npos) return std::nullopt;
-  auto rank = rank_number(inside.substr(comma + 1));
+  auto rank = rank_number(comma == std::string_view::npos ? inside : inside.substr(comma + 1));
   if (!rank) return std::nullopt;
   return RankTag{*rank, false, with_space(line, close + 1), RankTag::Source::kOpenMpi};
 }

@@ -19,7 +19,8 @@ namespace {
 constexpr size_t kEnvelopeReach = 120;
 
 // Passes over the envelope: through "kernel: " (syslog, journal), then leading bracketed
-// stamps and tags ("[ 12.345]", "[rank3]:") and an ISO 8601 stamp.
+// stamps and tags ("[ 12.345]", "[rank3]:", a launcher's "[1,3]<stdout>:") and an ISO 8601
+// stamp.
 std::string_view message_of(std::string_view line) {
   if (size_t at = line.substr(0, kEnvelopeReach).find(" kernel: "); at != std::string_view::npos) {
     line = line.substr(at + 9);
@@ -29,6 +30,9 @@ std::string_view message_of(std::string_view line) {
     const size_t close = line.substr(0, kEnvelopeReach).find(']');
     if (close == std::string_view::npos) break;
     line = line.substr(close + 1);
+    for (std::string_view stream : {"<stdout>", "<stderr>", "<stddiag>"}) {
+      if (line.starts_with(stream)) line.remove_prefix(stream.size());
+    }
     if (line.starts_with(':')) line.remove_prefix(1);
     line = trim(line);
   }

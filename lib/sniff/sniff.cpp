@@ -64,8 +64,10 @@ bool looks_nvidia_smi(std::string_view line) {
 
 bool looks_training(std::string_view line) {
   const std::string_view head = line.substr(0, 120);
-  for (std::string_view marker : {"[rank", "[default", "NCCL INFO", "NCCL WARN", "Traceback (",
-                                  "torch.distributed", "iteration ", "'loss': ", "Error: "}) {
+  // A launcher's stream tag (Open MPI --tag-output, horovodrun: "[1,3]<stdout>:", "[0]<stderr>:").
+  for (std::string_view marker :
+       {"[rank", "[default", "NCCL INFO", "NCCL WARN", "Traceback (", "torch.distributed",
+        "iteration ", "'loss': ", "Error: ", "]<stdout>:", "]<stderr>:"}) {
     if (head.find(marker) != std::string_view::npos) return true;
   }
   return false;
