@@ -1703,5 +1703,78 @@ TEST_CASE("state sources: the idle gate gives what feeding every reader gives") 
   CHECK(compared > 30);
 }
 
+// Lines posted in kubeflow/kubeflow#68 (Clocks Throttle Reasons, 2018), in l4rz's write-up of
+// Dell C4130 power brakes (HW Power Brake Slowdown under HW Slowdown) and the Arch wiki's
+// Temperature section (550.54.14).
+TEST_CASE("state sources: clock event reasons and temperatures of nvidia-smi -q") {
+  SUBCASE("HW Thermal and HW Power Brake Slowdown are read under HW Slowdown, which has a value") {
+    const std::vector<GpuState> states = Read(R"(    Clocks Throttle Reasons
+        Idle                        : Active
+        Applications Clocks Setting : Not Active
+        SW Power Cap                : Not Active
+        HW Slowdown                 : Not Active
+            HW Thermal Slowdown     : Not Active
+            HW Power Brake Slowdown : Not Active
+        Sync Boost                  : Not Active
+        SW Thermal Slowdown         : Not Active
+)");
+    REQUIRE(states.size() == 1);
+    CHECK(Field(states[0], "clocks_event_reasons.hw_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_thermal_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_power_brake_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.sw_thermal_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.sw_power_cap") == "no");
+    CHECK(FieldLine(states[0], "clocks_event_reasons.hw_power_brake_slowdown") == 7);
+  }
+  SUBCASE("an active power brake, pasted without indentation") {
+    const std::vector<GpuState> states = Read(R"(Clocks Throttle Reasons
+    Idle                              : Not Active
+    Applications Clocks Setting       : Not Active
+    SW Power Cap                      : Not Active
+    HW Slowdown                       : Active
+        HW Thermal Slowdown           : Not Active
+        HW Power Brake Slowdown       : Active
+
+Clocks
+    Graphics                          : 382 MHz
+    SM                                : 382 MHz
+)");
+    REQUIRE(states.size() == 1);
+    CHECK(Field(states[0], "clocks_event_reasons.hw_slowdown") == "yes");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_thermal_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_power_brake_slowdown") == "yes");
+  }
+  SUBCASE("the newer section name, a GPU block, and the temperatures in whole degrees") {
+    const std::vector<GpuState> states = Read(R"(GPU 00000000:01:00.0
+    Clocks Event Reasons
+        Idle                              : Active
+        HW Slowdown                       : Active
+            HW Thermal Slowdown           : Active
+            HW Power Brake Slowdown       : Not Active
+        Sync Boost                        : Not Active
+        SW Thermal Slowdown               : Active
+    Temperature
+        GPU Current Temp                  : 49 C
+        GPU T.Limit Temp                  : N/A
+        GPU Shutdown Temp                 : 95 C
+        GPU Slowdown Temp                 : 92 C
+        GPU Max Operating Temp            : 90 C
+        GPU Target Temperature            : 83 C
+)");
+    REQUIRE(states.size() == 1);
+    CHECK(states[0].gpu.pci == "0000:01:00.0");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_slowdown") == "yes");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_thermal_slowdown") == "yes");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_power_brake_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.sw_thermal_slowdown") == "yes");
+    CHECK(Field(states[0], "temperature.gpu") == "49");
+    CHECK(Field(states[0], "temperature.gpu.shutdown") == "95");
+    CHECK(Field(states[0], "temperature.gpu.slowdown") == "92");
+    CHECK(Field(states[0], "temperature.gpu.max_operating") == "90");
+    CHECK(is_state_field("clocks_event_reasons.hw_power_brake_slowdown"));
+    CHECK(is_state_field("temperature.gpu.slowdown"));
+  }
+}
+
 }  // namespace
 }  // namespace faultline
