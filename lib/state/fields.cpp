@@ -102,7 +102,8 @@ bool IsUnavailable(std::string_view text) {
     text = text.substr(1, text.size() - 2);
   }
   const std::string lower = ascii_lower(text);
-  // 570.x XML and text print the deprecated reset-status fields this way (docs/formats/bundles.md 2.4).
+  // 570.x XML and text print the deprecated reset-status fields this way
+  // (docs/formats/bundles.md 2.4).
   return lower.empty() || lower == "n/a" || lower == "unknown error" || lower == "not supported" ||
          lower == "requested functionality has been deprecated";
 }

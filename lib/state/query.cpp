@@ -1,8 +1,8 @@
 #include "state/query.h"
 
 #include <algorithm>
-#include <bitset>
 #include <array>
+#include <bitset>
 #include <cctype>
 #include <utility>
 
