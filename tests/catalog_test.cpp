@@ -337,3 +337,33 @@ TEST_CASE("the Kubernetes device plugin's XidCriticalError names the Xid and the
   CHECK(xid94.diagnoses[0].failure->id == "ecc-contained");
   CHECK(xid94.diagnoses[0].first_seen.iso() == "2024-08-09T13:32:51.873589+00:00");
 }
+
+TEST_CASE("nvidia-smi -q with HW Slowdown active: a slowdown warning; all Not Active: nothing") {
+  const std::string braked =
+      "GPU 00000000:04:00.0\n"
+      "    Clocks Throttle Reasons\n"
+      "        Idle                              : Not Active\n"
+      "        Applications Clocks Setting       : Not Active\n"
+      "        SW Power Cap                      : Not Active\n"
+      "        HW Slowdown                       : Active\n"
+      "            HW Thermal Slowdown           : Not Active\n"
+      "            HW Power Brake Slowdown       : Active\n";
+  const Analysis slowed = diagnose_text(braked);
+  REQUIRE_FALSE(slowed.diagnoses.empty());
+  CHECK(slowed.diagnoses[0].failure->id == "gpu-power-brake-slowdown");
+  CHECK(slowed.diagnoses[0].failure->severity == Severity::kWarning);
+  CHECK(slowed.diagnoses[0].gpu.pci == "0000:04:00.0");
+
+  const Analysis healthy = diagnose_text(
+      "GPU 00000000:04:00.0\n"
+      "    Clocks Throttle Reasons\n"
+      "        Idle                        : Active\n"
+      "        Applications Clocks Setting : Not Active\n"
+      "        SW Power Cap                : Not Active\n"
+      "        HW Slowdown                 : Not Active\n"
+      "            HW Thermal Slowdown     : Not Active\n"
+      "            HW Power Brake Slowdown : Not Active\n"
+      "        Sync Boost                  : Not Active\n"
+      "        SW Thermal Slowdown         : Not Active\n");
+  CHECK(healthy.diagnoses.empty());
+}

@@ -346,6 +346,8 @@ constexpr Expected kExpected[] = {
     {"remapped_rows.histogram.partial", "2", {true, true, true, true}},
     {"remapped_rows.histogram.low", "0", {true, true, true, true}},
     {"remapped_rows.histogram.none", "0", {true, true, true, true}},
+    // The CSV query and the exporter's scrape here ask for no temperature.
+    {"temperature.gpu", "34", {true, true, false, false}},
 };
 
 // The CSV shape is two queries (two rows of one GPU): their fields together.
@@ -509,9 +511,11 @@ TEST_CASE("state sources: 570 XML with remapped_rows N/A and deprecated reset st
   CHECK(gpu.gpu.product == "NVIDIA GeForce RTX 3060");
   CHECK(gpu.gpu.index == 0);
   CHECK(gpu.time.seconds == doctest::Approx(1740927722.0));  // 2025-03-02 15:02:02
-  // Everything N/A or deprecated is absent; what is left is the minor number and the action.
-  CHECK(gpu.fields ==
-        std::map<std::string, std::string>{{"minor_number", "0"}, {"gpu_recovery_action", "None"}});
+  // Everything N/A or deprecated is absent; what is left is the minor number, the action and the
+  // temperature.
+  CHECK(gpu.fields == std::map<std::string, std::string>{{"minor_number", "0"},
+                                                         {"gpu_recovery_action", "None"},
+                                                         {"temperature.gpu", "42"}});
   CHECK(FieldLine(gpu, "gpu_recovery_action") == LineOf(kRtx3060, "<gpu_recovery_action>"));
 }
 
@@ -1701,6 +1705,111 @@ TEST_CASE("state sources: the idle gate gives what feeding every reader gives") 
     }
   }
   CHECK(compared > 30);
+}
+
+// Lines posted in kubeflow/kubeflow#68 (Clocks Throttle Reasons, 2018), in l4rz's write-up of
+// Dell C4130 power brakes (HW Power Brake Slowdown under HW Slowdown) and the Arch wiki's
+// Temperature section (550.54.14).
+TEST_CASE("state sources: clock event reasons and temperatures of nvidia-smi -q") {
+  SUBCASE("HW Thermal and HW Power Brake Slowdown are read under HW Slowdown, which has a value") {
+    const std::vector<GpuState> states = Read(R"(    Clocks Throttle Reasons
+        Idle                        : Active
+        Applications Clocks Setting : Not Active
+        SW Power Cap                : Not Active
+        HW Slowdown                 : Not Active
+            HW Thermal Slowdown     : Not Active
+            HW Power Brake Slowdown : Not Active
+        Sync Boost                  : Not Active
+        SW Thermal Slowdown         : Not Active
+)");
+    REQUIRE(states.size() == 1);
+    CHECK(Field(states[0], "clocks_event_reasons.hw_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_thermal_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_power_brake_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.sw_thermal_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.sw_power_cap") == "no");
+    CHECK(FieldLine(states[0], "clocks_event_reasons.hw_power_brake_slowdown") == 7);
+  }
+  SUBCASE("an active power brake, pasted without indentation") {
+    const std::vector<GpuState> states = Read(R"(Clocks Throttle Reasons
+    Idle                              : Not Active
+    Applications Clocks Setting       : Not Active
+    SW Power Cap                      : Not Active
+    HW Slowdown                       : Active
+        HW Thermal Slowdown           : Not Active
+        HW Power Brake Slowdown       : Active
+
+Clocks
+    Graphics                          : 382 MHz
+    SM                                : 382 MHz
+)");
+    REQUIRE(states.size() == 1);
+    CHECK(Field(states[0], "clocks_event_reasons.hw_slowdown") == "yes");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_thermal_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_power_brake_slowdown") == "yes");
+  }
+  SUBCASE("the newer section name, a GPU block, and the temperatures in whole degrees") {
+    const std::vector<GpuState> states = Read(R"(GPU 00000000:01:00.0
+    Clocks Event Reasons
+        Idle                              : Active
+        HW Slowdown                       : Active
+            HW Thermal Slowdown           : Active
+            HW Power Brake Slowdown       : Not Active
+        Sync Boost                        : Not Active
+        SW Thermal Slowdown               : Active
+    Temperature
+        GPU Current Temp                  : 49 C
+        GPU T.Limit Temp                  : N/A
+        GPU Shutdown Temp                 : 95 C
+        GPU Slowdown Temp                 : 92 C
+        GPU Max Operating Temp            : 90 C
+        GPU Target Temperature            : 83 C
+)");
+    REQUIRE(states.size() == 1);
+    CHECK(states[0].gpu.pci == "0000:01:00.0");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_slowdown") == "yes");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_thermal_slowdown") == "yes");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_power_brake_slowdown") == "no");
+    CHECK(Field(states[0], "clocks_event_reasons.sw_thermal_slowdown") == "yes");
+    CHECK(Field(states[0], "temperature.gpu") == "49");
+    CHECK(Field(states[0], "temperature.gpu.shutdown") == "95");
+    CHECK(Field(states[0], "temperature.gpu.slowdown") == "92");
+    CHECK(Field(states[0], "temperature.gpu.max_operating") == "90");
+    CHECK(is_state_field("clocks_event_reasons.hw_power_brake_slowdown"));
+    CHECK(is_state_field("temperature.gpu.slowdown"));
+  }
+  // The element layout of a 550-series `-q -x`, its reasons set as for a power brake.
+  SUBCASE("-q -x names the same reasons and temperatures as elements") {
+    const std::vector<GpuState> states = Read(R"(<?xml version="1.0" ?>
+<nvidia_smi_log>
+	<gpu id="00000000:01:00.0">
+		<clocks_event_reasons>
+			<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>
+			<clocks_event_reason_sw_power_cap>Not Active</clocks_event_reason_sw_power_cap>
+			<clocks_event_reason_hw_slowdown>Active</clocks_event_reason_hw_slowdown>
+			<clocks_event_reason_hw_thermal_slowdown>Not Active</clocks_event_reason_hw_thermal_slowdown>
+			<clocks_event_reason_hw_power_brake_slowdown>Active</clocks_event_reason_hw_power_brake_slowdown>
+			<clocks_event_reason_sw_thermal_slowdown>Not Active</clocks_event_reason_sw_thermal_slowdown>
+		</clocks_event_reasons>
+		<temperature>
+			<gpu_temp>39 C</gpu_temp>
+			<gpu_temp_tlimit>N/A</gpu_temp_tlimit>
+			<gpu_temp_max_threshold>99 C</gpu_temp_max_threshold>
+			<gpu_temp_slow_threshold>96 C</gpu_temp_slow_threshold>
+			<gpu_temp_max_gpu_threshold>N/A</gpu_temp_max_gpu_threshold>
+		</temperature>
+	</gpu>
+</nvidia_smi_log>
+)");
+    REQUIRE(states.size() == 1);
+    CHECK(Field(states[0], "clocks_event_reasons.hw_slowdown") == "yes");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_power_brake_slowdown") == "yes");
+    CHECK(Field(states[0], "clocks_event_reasons.hw_thermal_slowdown") == "no");
+    CHECK(Field(states[0], "temperature.gpu") == "39");
+    CHECK(Field(states[0], "temperature.gpu.shutdown") == "99");
+    CHECK(Field(states[0], "temperature.gpu.slowdown") == "96");
+    CHECK(Field(states[0], "temperature.gpu.max_operating") == "<absent>");
+  }
 }
 
 }  // namespace

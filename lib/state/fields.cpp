@@ -29,7 +29,7 @@ constexpr std::array<IdentityField, 8> kIdentityFields = {{
     {"gpu_bus_id", &GpuRef::pci},
 }};
 
-constexpr std::array<std::string_view, 9> kFlagFields = {
+constexpr std::array<std::string_view, 14> kFlagFields = {
     "remapped_rows.pending",
     "remapped_rows.failure",
     "retired_pages.pending",
@@ -39,12 +39,24 @@ constexpr std::array<std::string_view, 9> kFlagFields = {
     "unrepairable_memory",
     "reset_status.reset_required",
     "reset_status.drain_and_reset_recommended",
+    "clocks_event_reasons.sw_power_cap",
+    "clocks_event_reasons.hw_slowdown",
+    "clocks_event_reasons.hw_thermal_slowdown",
+    "clocks_event_reasons.hw_power_brake_slowdown",
+    "clocks_event_reasons.sw_thermal_slowdown",
 };
 
-// nvidia-smi accepts long and short names for the retired page counts; consumers see one.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 2> kAliases = {{
+// nvidia-smi accepts long and short names for the retired page counts, and the pre-535 names
+// of the clock event reasons; consumers see one.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kAliases = {{
     {"retired_pages.single_bit_ecc.count", "retired_pages.sbe"},
     {"retired_pages.double_bit.count", "retired_pages.dbe"},
+    {"clocks_throttle_reasons.sw_power_cap", "clocks_event_reasons.sw_power_cap"},
+    {"clocks_throttle_reasons.hw_slowdown", "clocks_event_reasons.hw_slowdown"},
+    {"clocks_throttle_reasons.hw_thermal_slowdown", "clocks_event_reasons.hw_thermal_slowdown"},
+    {"clocks_throttle_reasons.hw_power_brake_slowdown",
+     "clocks_event_reasons.hw_power_brake_slowdown"},
+    {"clocks_throttle_reasons.sw_thermal_slowdown", "clocks_event_reasons.sw_thermal_slowdown"},
 }};
 
 template <typename Range>
@@ -73,7 +85,7 @@ Kind KindOf(std::string_view field) {
   if (field.starts_with("ecc.mode.")) return Kind::kMode;
   if (Contains(kFlagFields, field)) return Kind::kFlag;
   if (field.starts_with("ecc.errors.") || field.starts_with("retired_pages.") ||
-      field.starts_with("remapped_rows.")) {
+      field.starts_with("remapped_rows.") || field.starts_with("temperature.gpu")) {
     return Kind::kCount;
   }
   return Kind::kText;
@@ -90,7 +102,8 @@ bool IsUnavailable(std::string_view text) {
     text = text.substr(1, text.size() - 2);
   }
   const std::string lower = ascii_lower(text);
-  // 570.x XML and text print the deprecated reset-status fields this way (docs/formats/bundles.md 2.4).
+  // 570.x XML and text print the deprecated reset-status fields this way
+  // (docs/formats/bundles.md 2.4).
   return lower.empty() || lower == "n/a" || lower == "unknown error" || lower == "not supported" ||
          lower == "requested functionality has been deprecated";
 }
@@ -108,12 +121,13 @@ ValueStatus NormalizeCount(std::string_view text, std::string* out) {
   return ValueStatus::kSet;
 }
 
-// Flags: Yes/No in -q text and most CSV, 0/1 in some drivers' CSV (docs/formats/nvidia.md 4.5).
+// Flags: Yes/No in -q text and most CSV, 0/1 in some drivers' CSV (docs/formats/nvidia.md 4.5),
+// Active/Not Active for the clock event reasons.
 ValueStatus NormalizeFlag(std::string_view text, std::string* out) {
   const std::string lower = ascii_lower(text);
-  if (lower == "yes" || lower == "true" || lower == "1") {
+  if (lower == "yes" || lower == "true" || lower == "1" || lower == "active") {
     *out = "yes";
-  } else if (lower == "no" || lower == "false" || lower == "0") {
+  } else if (lower == "no" || lower == "false" || lower == "0" || lower == "not active") {
     *out = "no";
   } else {
     return ValueStatus::kMalformed;

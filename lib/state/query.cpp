@@ -1,8 +1,8 @@
 #include "state/query.h"
 
 #include <algorithm>
-#include <bitset>
 #include <array>
+#include <bitset>
 #include <cctype>
 #include <utility>
 
@@ -85,6 +85,30 @@ constexpr Rule kRules[] = {
     {"remapped rows/bank remap availability histogram", "none", "remapped_rows.histogram.none"},
     {"gpu reset status", "reset required", "reset_status.reset_required"},
     {"gpu reset status", "drain and reset recommended", "reset_status.drain_and_reset_recommended"},
+    // "Clocks Throttle Reasons" until 530.x, "Clocks Event Reasons" after; both are stored
+    // under the newer query names (nvidia-smi takes clocks_throttle_reasons.* as aliases). HW
+    // Thermal and HW Power Brake Slowdown are printed one level under HW Slowdown, which has a
+    // value of its own.
+    {"clocks throttle reasons", "sw power cap", "clocks_event_reasons.sw_power_cap"},
+    {"clocks throttle reasons", "hw slowdown", "clocks_event_reasons.hw_slowdown"},
+    {"clocks throttle reasons/hw slowdown", "hw thermal slowdown",
+     "clocks_event_reasons.hw_thermal_slowdown"},
+    {"clocks throttle reasons/hw slowdown", "hw power brake slowdown",
+     "clocks_event_reasons.hw_power_brake_slowdown"},
+    {"clocks throttle reasons", "sw thermal slowdown", "clocks_event_reasons.sw_thermal_slowdown"},
+    {"clocks event reasons", "sw power cap", "clocks_event_reasons.sw_power_cap"},
+    {"clocks event reasons", "hw slowdown", "clocks_event_reasons.hw_slowdown"},
+    {"clocks event reasons/hw slowdown", "hw thermal slowdown",
+     "clocks_event_reasons.hw_thermal_slowdown"},
+    {"clocks event reasons/hw slowdown", "hw power brake slowdown",
+     "clocks_event_reasons.hw_power_brake_slowdown"},
+    {"clocks event reasons", "sw thermal slowdown", "clocks_event_reasons.sw_thermal_slowdown"},
+    // temperature.gpu is the --query-gpu name; the thresholds have none (--query-gpu offers only
+    // the margin, temperature.gpu.tlimit), so they are named after it.
+    {"temperature", "gpu current temp", "temperature.gpu"},
+    {"temperature", "gpu shutdown temp", "temperature.gpu.shutdown"},
+    {"temperature", "gpu slowdown temp", "temperature.gpu.slowdown"},
+    {"temperature", "gpu max operating temp", "temperature.gpu.max_operating"},
 };
 
 }  // namespace
@@ -287,6 +311,9 @@ bool QueryTextReader::TakeBlockLine(std::string_view text, uint64_t line_number)
   }
   const std::string field = FieldFor(sections, line.key);
   if (!field.empty()) SetField(field, *line.value, line_number, text, &block_->state);
+  // A key with a value can head deeper keys too ("HW Slowdown : Active" over "HW Thermal
+  // Slowdown"); the next line at this level or above drops it again.
+  sections.push_back(line.key);
   return true;
 }
 

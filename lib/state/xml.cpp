@@ -90,6 +90,30 @@ constexpr Rule kRules[] = {
     {"gpu_reset_status/reset_required", "reset_status.reset_required"},
     {"gpu_reset_status/drain_and_reset_recommended", "reset_status.drain_and_reset_recommended"},
     {"gpu_recovery_action", "gpu_recovery_action"},
+    // "clocks_throttle_reasons" until 530.x, "clocks_event_reasons" after; the text names both
+    // by the newer query names.
+    {"clocks_throttle_reasons/clocks_throttle_reason_sw_power_cap",
+     "clocks_event_reasons.sw_power_cap"},
+    {"clocks_throttle_reasons/clocks_throttle_reason_hw_slowdown",
+     "clocks_event_reasons.hw_slowdown"},
+    {"clocks_throttle_reasons/clocks_throttle_reason_hw_thermal_slowdown",
+     "clocks_event_reasons.hw_thermal_slowdown"},
+    {"clocks_throttle_reasons/clocks_throttle_reason_hw_power_brake_slowdown",
+     "clocks_event_reasons.hw_power_brake_slowdown"},
+    {"clocks_throttle_reasons/clocks_throttle_reason_sw_thermal_slowdown",
+     "clocks_event_reasons.sw_thermal_slowdown"},
+    {"clocks_event_reasons/clocks_event_reason_sw_power_cap", "clocks_event_reasons.sw_power_cap"},
+    {"clocks_event_reasons/clocks_event_reason_hw_slowdown", "clocks_event_reasons.hw_slowdown"},
+    {"clocks_event_reasons/clocks_event_reason_hw_thermal_slowdown",
+     "clocks_event_reasons.hw_thermal_slowdown"},
+    {"clocks_event_reasons/clocks_event_reason_hw_power_brake_slowdown",
+     "clocks_event_reasons.hw_power_brake_slowdown"},
+    {"clocks_event_reasons/clocks_event_reason_sw_thermal_slowdown",
+     "clocks_event_reasons.sw_thermal_slowdown"},
+    {"temperature/gpu_temp", "temperature.gpu"},
+    {"temperature/gpu_temp_max_threshold", "temperature.gpu.shutdown"},
+    {"temperature/gpu_temp_slow_threshold", "temperature.gpu.slowdown"},
+    {"temperature/gpu_temp_max_gpu_threshold", "temperature.gpu.max_operating"},
 };
 
 // Real documents have a few text-only lines (`<mig_devices>` holding "None"); this many in a
