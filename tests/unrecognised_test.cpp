@@ -66,6 +66,22 @@ TEST_CASE("an error word inside a path, a quoted string or a key is not an error
   CHECK(analysis.diagnoses.empty());
 }
 
+// A negated error word says there was none: cargo's test summary and a Sage build's log line.
+TEST_CASE("an error word a negation stands before is not an error") {
+  LogFolder job;
+  job.Write("node-a/build.log",
+            "test result: ok. 115 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; "
+            "finished in 0.05s\n"
+            "The IML test suite passed without errors.\n");
+  CHECK(analyze({job.path()}, catalog()).diagnoses.empty());
+  // A real error line beside them is still listed.
+  job.Write("node-a/kern.log",
+            "[1084457.868993] nvidia-gpu 0000:09:00.3: i2c timeout error ffffffff\n");
+  const Analysis analysis = analyze({job.path()}, catalog());
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "unrecognised-errors");
+}
+
 TEST_CASE("lines no signature knows are listed, at warning, never above a recognised fault") {
   LogFolder job;
   // The GPU's I2C controller timing out (the kernel's i2c-nvidia-gpu driver), as in the dmesg of

@@ -414,11 +414,11 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     heads.clear();
     signatures.Match(line.text, &matches, &heads);
     // A device dump's words ("ECC Errors") are its fields, which the state readers take; an
-    // error word inside a path or a quoted string does not make a line an error.
+    // error word inside a path or a quoted string, or a negated one, does not make a line an error.
     std::erase_if(matches, [&](const SignatureMatch& m) {
       return m.signature->unrecognised &&
              (states.InDump() ||
-              !extract_internal::error_like_outside_quotes(line.text, *m.signature));
+              !extract_internal::error_like_after_masks(line.text, *m.signature));
     });
     // A journal record is one message: never the head of a wrapped one.
     if (journal) heads.clear();

@@ -145,15 +145,19 @@ const std::string& TemplateMemo::Of(std::string_view line) {
   return templates_.emplace(key_, line_template(line)).first->second;
 }
 
-bool error_like_outside_quotes(std::string_view line, const Signature& signature) {
-  // Nothing to mask: the match stands.
+bool error_like_after_masks(std::string_view line, const Signature& signature) {
+  // An error word a negation stands before: "without errors", "no errors", "0 failed".
+  static const RE2 kNegated(
+      R"((?i)\b(?:without|no|zero|0)\s+(?:[a-z]+\s+)?(?:errors?|fail(?:ed|ures?)?)\b)");
   // One pass over the line (find_first_of would search the three bytes at every position).
-  if (std::none_of(line.begin(), line.end(),
-                   [](char c) { return c == '\'' || c == '"' || c == '/'; })) {
-    return true;
-  }
+  const bool quoted = std::any_of(line.begin(), line.end(),
+                                  [](char c) { return c == '\'' || c == '"' || c == '/'; });
+  const bool negated = RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), kNegated);
+  // Nothing to mask: the match stands.
+  if (!quoted && !negated) return true;
   std::string text(line);
-  apply_masks(kQuotesAndPaths, kQuotesAndPaths + 2, &text);
+  if (quoted) apply_masks(kQuotesAndPaths, kQuotesAndPaths + 2, &text);
+  if (negated) RE2::GlobalReplace(&text, kNegated, "<none>");
   return RE2::PartialMatch(text, *signature.regex);
 }
 

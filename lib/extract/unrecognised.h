@@ -34,9 +34,10 @@ class TemplateMemo {
 };
 
 // Whether `signature` (an unrecognised one, which matched `line`) still matches once the line's
-// quoted strings and paths are masked: an error word inside a file name or a quoted argument
-// ("/multiprocessing/errors/__init__.py") does not make a line an error.
-bool error_like_outside_quotes(std::string_view line, const Signature& signature);
+// quoted strings, paths and negated error words are masked: an error word inside a file name or a
+// quoted argument ("/multiprocessing/errors/__init__.py"), or one that says there was none
+// ("finished without errors", "0 errors"), does not make a line an error.
+bool error_like_after_masks(std::string_view line, const Signature& signature);
 
 // The GPU a driver's line is about: the one PCI address (with its domain) that a line naming
 // NVRM, nvidia or a GPU gives; "" when it gives none or several.
