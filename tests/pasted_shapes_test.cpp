@@ -278,3 +278,22 @@ TEST_CASE("pasted: horovodrun's stream tags give each line its rank and read as 
   REQUIRE(failed != result.events.end());
   CHECK(failed->rank == 1);
 }
+
+TEST_CASE("pasted: grep -n and grep -Hn line numbers before syslog lines") {
+  // The real syslog lines of k-xid48-xid64-rminit-syslog-k8s behind grep's "%d:" and "%s:%d:".
+  const ScanResult result = scan_text(
+      "11407:Dec  2 11:38:47 worker4 kernel: [  219.470994] NVRM: Xid (PCI:0000:07:00): 48, "
+      "pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected "
+      "on GPU in the framebuffer at physAddr 0x7fffa8860 partition 7, subpartition 1.\n"
+      "/var/log/syslog:11408:Dec  2 11:38:47 worker4 kernel: [  219.471050] NVRM: Xid "
+      "(PCI:0000:07:00): 64, pid='<unknown>', name=<unknown>, Dynamic Page Retirement: "
+      "Blacklisting failed.  Page should have been blacklisted on boot(0x00000000007fffa8).\n");
+  CHECK(result.input.kind == InputKind::kKernelLog);
+  REQUIRE(result.events.size() == 2);
+  for (const Event& event : result.events) {
+    INFO(event.evidence.text);
+    CHECK(event.host == "worker4");
+    CHECK(event.evidence.time.iso().ends_with("-12-02T11:38:47"));
+    CHECK(event.xid != 0);
+  }
+}

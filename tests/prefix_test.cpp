@@ -44,6 +44,23 @@ TEST_CASE("syslog and journalctl short: the year comes from the caller, the host
   CHECK(hostless.time.known());
 }
 
+// A paste in front of the envelope: a markdown quote, grep -n's "N:" and grep -Hn's "FILE:N:"
+// (POSIX grep's "%s:%d:" output), before the real line of k-xid48-xid64-rminit-syslog-k8s.
+TEST_CASE("a quote or grep's line number before the envelope leaves it readable") {
+  for (const char* paste : {"> ", "> > ", "11407:", "/var/log/syslog:11407:", "kern.log:7:"}) {
+    INFO(paste);
+    auto p =
+        parse_prefix(std::string(paste) + "Dec  2 11:38:47 worker4 kernel: [  219.470994] ", 2025);
+    CHECK(p.time.iso() == "2025-12-02T11:38:47");
+    CHECK(p.host == "worker4");
+  }
+  auto dmesg = parse_prefix("1075:[  219.470994] ", 2025);
+  REQUIRE(dmesg.boot_seconds);
+  CHECK(*dmesg.boot_seconds == doctest::Approx(219.470994));
+  // NCCL's host:pid:tid looks like a file and a line number, but no stamp follows it.
+  CHECK(parse_prefix("gpu-node-7:1234:1234 [0] ", 2025).host == "gpu-node-7");
+}
+
 TEST_CASE("ISO 8601: RFC 3339 syslog, dmesg --time-format iso, a collector's prefix") {
   auto rfc = parse_prefix(
       "2025-07-23T20:41:46.835238+02:00 ThreadripperIntern kernel: [614950.716345] ", 0);

@@ -201,8 +201,20 @@ double unix_seconds(int year, int month, int day, int hour, int minute, double s
   return days * 86400 + hour * 3600 + minute * 60 + second;
 }
 
+// What a paste puts before a line's own envelope: markdown quotes ("> ") and grep -n's line
+// number, with the file name grep -Hn adds ("/var/log/syslog:11407:"), POSIX's "%s:%d:"
+// output. Taken only before a stamp a log line starts with: a syslog month, an ISO date or "[".
+size_t paste_length(std::string_view prefix) {
+  static const RE2 re(
+      R"(^((?:> )*(?:(?:[^\s:]+:)?\d{1,9}:)?)(?:[A-Z][a-z]{2} +\d|\d{4}-\d\d-\d\d|\[))");
+  re2::StringPiece paste;
+  if (!RE2::PartialMatch(re2::StringPiece(prefix.data(), prefix.size()), re, &paste)) return 0;
+  return paste.size();
+}
+
 LinePrefix parse_prefix(std::string_view prefix, int year) {
   LinePrefix out;
+  prefix.remove_prefix(paste_length(prefix));
   const re2::StringPiece text(prefix.data(), prefix.size());
   RE2::PartialMatch(text, nccl_pattern(), &out.host);
   re2::StringPiece y, mo, d, h, mi, s, frac, zone, whole;
