@@ -85,17 +85,10 @@ constexpr Rule kRules[] = {
     {"remapped rows/bank remap availability histogram", "none", "remapped_rows.histogram.none"},
     {"gpu reset status", "reset required", "reset_status.reset_required"},
     {"gpu reset status", "drain and reset recommended", "reset_status.drain_and_reset_recommended"},
-    // "Clocks Throttle Reasons" until 530.x, "Clocks Event Reasons" after; both are stored
-    // under the newer query names (nvidia-smi takes clocks_throttle_reasons.* as aliases). HW
-    // Thermal and HW Power Brake Slowdown are printed one level under HW Slowdown, which has a
-    // value of its own.
-    {"clocks throttle reasons", "sw power cap", "clocks_event_reasons.sw_power_cap"},
-    {"clocks throttle reasons", "hw slowdown", "clocks_event_reasons.hw_slowdown"},
-    {"clocks throttle reasons/hw slowdown", "hw thermal slowdown",
-     "clocks_event_reasons.hw_thermal_slowdown"},
-    {"clocks throttle reasons/hw slowdown", "hw power brake slowdown",
-     "clocks_event_reasons.hw_power_brake_slowdown"},
-    {"clocks throttle reasons", "sw thermal slowdown", "clocks_event_reasons.sw_thermal_slowdown"},
+    // "Clocks Throttle Reasons" until 530.x is read as "Clocks Event Reasons" (SectionName); both
+    // are stored under the newer query names (nvidia-smi takes clocks_throttle_reasons.* as
+    // aliases). HW Thermal and HW Power Brake Slowdown are printed one level under HW Slowdown,
+    // which has a value of its own.
     {"clocks event reasons", "sw power cap", "clocks_event_reasons.sw_power_cap"},
     {"clocks event reasons", "hw slowdown", "clocks_event_reasons.hw_slowdown"},
     {"clocks event reasons/hw slowdown", "hw thermal slowdown",
@@ -185,8 +178,15 @@ bool IsDumpStart(std::string_view line) {
   return line.starts_with('=') && line.find("NVSMI LOG") != std::string_view::npos;
 }
 
+// A section's name as the rules know it: the one section nvidia-smi renamed, by its newer name.
+constexpr std::string_view kOldClocksSection = "clocks throttle reasons";
+std::string_view SectionName(std::string_view name) {
+  return name == kOldClocksSection ? "clocks event reasons" : name;
+}
+
 // Whether `name` heads a section the rules read from ("ecc errors", "remapped rows").
 bool IsStateSection(std::string_view name) {
+  name = SectionName(name);
   return std::any_of(std::begin(kRules), std::end(kRules), [&](const Rule& rule) {
     return !rule.section.empty() && rule.section.substr(0, rule.section.find('/')) == name;
   });
@@ -218,7 +218,7 @@ std::string FieldFor(const std::vector<std::string>& sections, std::string_view 
       counter_set = name;
       section += '*';
     } else {
-      section += name;
+      section += SectionName(name);
     }
   }
   for (const Rule& rule : kRules) {
@@ -238,7 +238,7 @@ std::string FieldFor(const std::vector<std::string>& sections, std::string_view 
 // excerpt.
 bool QueryTextReader::MayOpen(std::string_view line) {
   static const std::vector<std::string_view> kOpening = [] {
-    std::vector<std::string_view> names = {"timestamp", "gpu "};
+    std::vector<std::string_view> names = {"timestamp", "gpu ", kOldClocksSection};
     for (const Rule& rule : kRules) {
       const std::string_view section = rule.section.substr(0, rule.section.find('/'));
       if (!section.empty() && std::find(names.begin(), names.end(), section) == names.end()) {
