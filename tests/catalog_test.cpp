@@ -37,6 +37,12 @@ Analysis diagnose_text(const std::string& log, const std::string& user_table = "
   return analysis;
 }
 
+// The class of the one diagnosis `analysis` must hold.
+std::string only_class(const Analysis& analysis) {
+  REQUIRE(analysis.diagnoses.size() == 1);
+  return analysis.diagnoses[0].failure->id;
+}
+
 bool mentions(const std::vector<std::string>& lines, std::string_view text) {
   return std::any_of(lines.begin(), lines.end(),
                      [&](const std::string& line) { return line.find(text) != std::string::npos; });
@@ -65,8 +71,7 @@ TEST_CASE("Xid 31 MMU faults alone are the application's, not hardware") {
       "ACCESS_TYPE_READ\n"
       "[31544.100000] NVRM: Xid (PCI:0000:01:00): 43, pid=2924364, name=pt_main_thread, Ch "
       "00000008\n");
-  REQUIRE(analysis.diagnoses.size() == 1);
-  CHECK(analysis.diagnoses[0].failure->id == "mmu-fault");
+  CHECK(only_class(analysis) == "mmu-fault");
   CHECK(analysis.diagnoses[0].failure->kind == ClassKind::kSoftware);
   CHECK(analysis.diagnoses[0].failure->severity < Severity::kError);
 }
@@ -76,8 +81,7 @@ TEST_CASE("Xid 43 right after a fatal Xid on the same GPU is part of that incide
       "[100.0] NVRM: Xid (PCI:0000:07:00): 119, pid=2357, name=nv-hostengine, Timeout waiting "
       "for RPC from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) (0x90cc0301 0xc).\n"
       "[100.5] NVRM: Xid (PCI:0000:07:00): 43, pid=2924364, name=pt_main_thread, Ch 00000008\n");
-  REQUIRE(analysis.diagnoses.size() == 1);
-  CHECK(analysis.diagnoses[0].failure->id == "gsp-error");
+  CHECK(only_class(analysis) == "gsp-error");
   CHECK(analysis.diagnoses[0].occurrences == 2);
 }
 
@@ -97,13 +101,11 @@ TEST_CASE("the action an Xid 154 names leads the fix of the incident it belongs 
 TEST_CASE("an Xid without a written class gets the catalog's verdict; one outside it is unknown") {
   const Analysis catalog_only =
       diagnose_text("[1.0] NVRM: Xid (PCI:0000:01:00): 32, Channel ID 00000052 intr 02000000\n");
-  REQUIRE(catalog_only.diagnoses.size() == 1);
-  CHECK(catalog_only.diagnoses[0].failure->id == "xid-32");
+  CHECK(only_class(catalog_only) == "xid-32");
   CHECK(catalog_only.diagnoses[0].failure->title.starts_with("Xid 32: "));
 
   const Analysis unknown = diagnose_text("[1.0] NVRM: Xid (PCI:0000:01:00): 250, Something new\n");
-  REQUIRE(unknown.diagnoses.size() == 1);
-  CHECK(unknown.diagnoses[0].failure->id == "xid-unknown");
+  CHECK(only_class(unknown) == "xid-unknown");
   CHECK(unknown.diagnoses[0].failure->kind == ClassKind::kUnknown);
   REQUIRE(unknown.events.size() == 1);
   CHECK(unknown.events[0].xid == 250);
@@ -130,16 +132,14 @@ TEST_CASE("a where-condition tells a Fatal NVLink5 event from a Nonfatal one") {
   const Analysis analysis = diagnose_text(
       "NVRM: Xid (PCI:0018:01:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 09 (0x004525c6 "
       "0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(analysis.diagnoses.size() == 1);
-  CHECK(analysis.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(only_class(analysis) == "nvlink-error");
 }
 
 TEST_CASE("a Nonfatal NVLink5 event is a warning, not the fatal NVLink diagnosis") {
   const Analysis analysis = diagnose_text(
       "NVRM: Xid (PCI:0018:01:00): 145, pid=876767, name=ray::WorkerDict, RLW_RXPIPE Nonfatal XC0 "
       "i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 0x00000000 0x00100000 0x00000004)\n");
-  REQUIRE(analysis.diagnoses.size() == 1);
-  CHECK(analysis.diagnoses[0].failure->id == "nvlink-nonfatal");
+  CHECK(only_class(analysis) == "nvlink-nonfatal");
   CHECK(analysis.diagnoses[0].failure->severity == Severity::kWarning);
 }
 
@@ -149,8 +149,7 @@ TEST_CASE("NVLink5: TLW_RX/TLW_RX_PIPE0 errorStatus 0x4 decodes to RESET_GPU, an
   const Analysis analysis = diagnose_text(
       "NVRM: Xid (PCI:0018:01:00): 146, TLW_RX/TLW_RX_PIPE0 Fatal XC0 i0 Link 05 (0x0000000a "
       "0x00000004 0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(analysis.diagnoses.size() == 1);
-  CHECK(analysis.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(only_class(analysis) == "nvlink-error");
   CHECK(analysis.diagnoses[0].severity == Severity::kError);
   CHECK(mentions(analysis.diagnoses[0].notes,
                  "NVIDIA's 144-150 decode: TLW_RX/TLW_RX_PIPE0 errorStatus 0x00000004 = "
@@ -161,8 +160,7 @@ TEST_CASE("NVLink5: SAW_MVB errorStatus 0x4 decodes to IGNORE, a warning") {
   const Analysis analysis = diagnose_text(
       "NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000004 "
       "0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(analysis.diagnoses.size() == 1);
-  CHECK(analysis.diagnoses[0].failure->id == "nvlink-nonfatal");
+  CHECK(only_class(analysis) == "nvlink-nonfatal");
   CHECK(analysis.diagnoses[0].severity == Severity::kWarning);
   CHECK(
       mentions(analysis.diagnoses[0].notes, "SAW_MVB errorStatus 0x00000004 = IGNORE, Non-fatal"));
@@ -173,22 +171,19 @@ TEST_CASE("NVLink5: the decode, not the printed word, decides") {
   const Analysis ignored = diagnose_text(
       "NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Fatal XC0 i0 Link 0 (0x00000001 0x00000020 "
       "0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(ignored.diagnoses.size() == 1);
-  CHECK(ignored.diagnoses[0].failure->id == "nvlink-nonfatal");
+  CHECK(only_class(ignored) == "nvlink-nonfatal");
   // Printed Nonfatal, but RLW_REMAP 0x40 is RESET_GPU, Fatal.
   const Analysis reset = diagnose_text(
       "NVRM: Xid (PCI:0000:01:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 3 (0x00000004 0x00000040 "
       "0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(reset.diagnoses.size() == 1);
-  CHECK(reset.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(only_class(reset) == "nvlink-error");
 }
 
 TEST_CASE("NVLink5: RLW_REMAP errorStatus 0x1 decodes to XID_154_EVAL") {
   const Analysis analysis = diagnose_text(
       "NVRM: Xid (PCI:0008:06:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 0 (0x00000004 0x00000001 "
       "0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(analysis.diagnoses.size() == 1);
-  CHECK(analysis.diagnoses[0].failure->id == "nvlink-nonfatal");
+  CHECK(only_class(analysis) == "nvlink-nonfatal");
   CHECK(analysis.events.at(0).fields.at("catalog_action") == "XID_154_EVAL");
   CHECK(analysis.events.at(0).fields.at("catalog_severity") == "Non-fatal");
 }
@@ -197,8 +192,7 @@ TEST_CASE("NVLink5: several errorStatus bits take the most severe bit's action")
   const Analysis analysis = diagnose_text(
       "NVRM: Xid (PCI:0008:06:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 0 (0x00000004 0x00000041 "
       "0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(analysis.diagnoses.size() == 1);
-  CHECK(analysis.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(only_class(analysis) == "nvlink-error");
   CHECK(analysis.events.at(0).fields.at("catalog_action") == "RESET_GPU");
 }
 
@@ -207,14 +201,12 @@ TEST_CASE("NVLink5: RLW_RXPIPE takes Action 2 when intrInfo carries its extra bi
   const Analysis plain = diagnose_text(
       "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000001 "
       "0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(plain.diagnoses.size() == 1);
-  CHECK(plain.diagnoses[0].failure->id == "nvlink-nonfatal");
+  CHECK(only_class(plain) == "nvlink-nonfatal");
   // The same with V1 pattern 10011000010 (bit 10 set): RESET_GPU.
   const Analysis promoted = diagnose_text(
       "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a4c2 0x00000001 "
       "0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(promoted.diagnoses.size() == 1);
-  CHECK(promoted.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(only_class(promoted) == "nvlink-error");
 }
 
 TEST_CASE("NVLink5: Xid 149 NETIR_LINK_EVT is read by its link-down reason") {
@@ -222,15 +214,13 @@ TEST_CASE("NVLink5: Xid 149 NETIR_LINK_EVT is read by its link-down reason") {
   const Analysis analysis = diagnose_text(
       "NVRM: Xid (PCI:0018:01:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 09 (0x004525c6 "
       "0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(analysis.diagnoses.size() == 1);
-  CHECK(analysis.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(only_class(analysis) == "nvlink-error");
   CHECK(mentions(analysis.diagnoses[0].notes, "NETIR_LINK_EVT link-down reason 4"));
   // Reason 38: IGNORE, but Link Fatal: still the GPU's drain and reset.
   const Analysis link_fatal = diagnose_text(
       "NVRM: Xid (PCI:0018:01:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 09 (0x026525c6 "
       "0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(link_fatal.diagnoses.size() == 1);
-  CHECK(link_fatal.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(only_class(link_fatal) == "nvlink-error");
   CHECK(link_fatal.events.at(0).fields.at("catalog_action") == "IGNORE");
 }
 
@@ -239,15 +229,13 @@ TEST_CASE("NVLink5: a line the table does not cover keeps its printed word, and 
   const Analysis nonfatal = diagnose_text(
       "NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x80000000 "
       "0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(nonfatal.diagnoses.size() == 1);
-  CHECK(nonfatal.diagnoses[0].failure->id == "nvlink-nonfatal");
+  CHECK(only_class(nonfatal) == "nvlink-nonfatal");
   CHECK(mentions(nonfatal.diagnoses[0].notes, "could not be decoded"));
   // TLW_CTRL has no row for 0x8, printed Fatal: the printed word's verdict, not critical.
   const Analysis fatal = diagnose_text(
       "NVRM: Xid (PCI:0000:01:00): 146, TLW_CTRL Fatal XC0 i0 Link 2 (0x00000009 0x00000008 "
       "0x00000000 0x00000000 0x00000000 0x00000000)\n");
-  REQUIRE(fatal.diagnoses.size() == 1);
-  CHECK(fatal.diagnoses[0].failure->id == "nvlink-error");
+  CHECK(only_class(fatal) == "nvlink-error");
   CHECK(fatal.diagnoses[0].severity == Severity::kError);
   CHECK(mentions(fatal.diagnoses[0].notes,
                  "errorStatus 0x00000008 is not in NVIDIA's 144-150 decode table"));
