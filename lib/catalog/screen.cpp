@@ -401,7 +401,6 @@ void LiteralScreen::Build(const std::vector<std::string>& patterns,
 uint32_t LiteralScreen::Confirm(std::string_view line, size_t at) const {
   const auto* bytes = reinterpret_cast<const unsigned char*>(line.data());
   const uint32_t hash = hash_of(kLower[bytes[at]], kLower[bytes[at + 1]], kLower[bytes[at + 2]]);
-  if (!anchors_[hash]) return 0;
   uint32_t found = 0;
   auto it = std::lower_bound(by_anchor_.begin(), by_anchor_.end(), std::make_pair(hash, size_t{0}));
   for (; it != by_anchor_.end() && it->first == hash; ++it) {
@@ -423,8 +422,12 @@ uint32_t LiteralScreen::Groups(std::string_view line) const {
   if (line.size() < kGram) return 0;
   const auto* bytes = reinterpret_cast<const unsigned char*>(line.data());
   uint32_t found = 0;
-  // Stops once every group is found: most lines that pass hold one literal.
+  // Stops once every group is found: most lines that pass hold one literal. Most candidates of
+  // the vector pass hold no anchor: the hash test turns them away before the call.
   const auto confirm = [&](size_t at) {
+    if (!anchors_[hash_of(kLower[bytes[at]], kLower[bytes[at + 1]], kLower[bytes[at + 2]])]) {
+      return false;
+    }
     found |= Confirm(line, at);
     return found == all_groups_;
   };

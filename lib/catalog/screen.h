@@ -41,7 +41,7 @@ class LiteralScreen {
   };
 
   // The groups of the literals whose anchor starts at line[at] and that are in the line.
-  // Anchors are told apart by a hash of their first kGram bytes.
+  // Anchors are told apart by a hash of their first kGram bytes, which must be in anchors_.
   uint32_t Confirm(std::string_view line, size_t at) const;
 
   std::vector<Literal> literals_;

@@ -3,6 +3,7 @@
 #include <iterator>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -218,7 +219,9 @@ class EventBuilder {
   // Returns false when the line is to be an event of its own.
   bool CountFlooded(const Line& line, const SignatureMatch& match, const LinePrefix* journal,
                     std::vector<Event>* events) {
-    auto flood = floods_.find(match.signature->id + '\n' + Template(line.text));
+    // The key is built in a buffer of its own, reused: a flood's lines allocate nothing.
+    flood_key_.assign(match.signature->id).append(1, '\n').append(Template(line.text));
+    auto flood = floods_.find(flood_key_);
     if (flood == floods_.end() || flood->second.lines < kMaxEventsPerTemplate) return false;
     Flood& kind = flood->second;
     ++kind.lines;
@@ -240,10 +243,12 @@ class EventBuilder {
   }
 
   // The template an unrecognised line is grouped by; past kMaxTemplates, one for all others.
-  std::string Template(std::string_view text) {
+  // The reference holds until the next call.
+  const std::string& Template(std::string_view text) {
+    static const std::string kFurther = "(lines of further templates)";
     const std::string& found = template_memo_.Of(text);
     if (templates_.contains(found)) return found;
-    if (templates_.size() >= kMaxTemplates) return "(lines of further templates)";
+    if (templates_.size() >= kMaxTemplates) return kFurther;
     templates_.insert(found);
     return found;
   }
@@ -294,7 +299,8 @@ class EventBuilder {
   std::set<std::string> named_hosts_;  // at most two: enough to tell one host from several
   // Shell prompts pasted with the lines: (line number, host), in input order.
   std::vector<std::pair<uint64_t, std::string>> prompt_hosts_;
-  std::set<std::string> templates_;  // of unrecognised lines, at most kMaxTemplates
+  std::unordered_set<std::string> templates_;  // of unrecognised lines, at most kMaxTemplates
+  std::string flood_key_;                      // CountFlooded's, its buffer reused
   // Boots of the machine seen so far in this input (boot markers, uptime falling back); 0
   // until the input shows one.
   int boot_ = 0;
