@@ -557,6 +557,8 @@ def megatron_preamble(log, t, tee, world, ckpt, it0):
         "> initialized pipeline model parallel with size 1",
     ]
     add_block(log, t, tee, lines, step=0.01)
+    if ckpt is None:  # a fresh run loads no checkpoint
+        return
     log.add(t + td(24.1), tee + " loading checkpoint from %s at iteration %d" % (ckpt, it0))
     log.add(t + td(47.7), tee + "  successfully loaded checkpoint from %s [ t 0, p 0 ] at iteration %d" % (ckpt, it0))
 
@@ -871,13 +873,76 @@ def make_straggler():
     return {"hang": t_hang, "first_timeout": first_det, "first_rank": first_rank, "last_it": last_it, "rank6_report": t6}
 
 
+# --------------------------------------------------------------------------------------------
+# scenario 4: job8-early-loss-spike
+
+
+def make_early_spike():
+    """Issue 17's case: early in a fresh run the loss still falls fast (3.5 -> 2.3 over the 100
+    iterations before the spike, noise +-0.02) when it jumps 2.6x for three iterations, 20 s after
+    an Xid 63 on the same node."""
+    rng = random.Random(8063)
+    out = os.path.join(SAMPLES, "job8-early-loss-spike")
+    reset_dir(out)
+    hosts = ["gpu-node-401"]
+    day = dt.datetime(2026, 11, 24)
+    job_start = day.replace(hour=16, minute=2, second=11)
+    job = Job(rng, hosts, A100, job_start, "10.20.8")
+    megatron_preamble(job.train[hosts[0]], job_start + td(6.9), "[default0]:", 8, None, 0)
+    job.nccl_init(job_start + td(11.8))
+    t_built = day.replace(hour=16, minute=2, second=58)
+    job.train[hosts[0]].add(t_built, "[default0]:[after model, optimizer, and learning rate scheduler are built] datetime: %s " % t_built.strftime("%Y-%m-%d %H:%M:%S"))
+    job.train[hosts[0]].add(t_built + td(0.3), "[default0]:training ...")
+
+    spike_it, spike_len, last_it = 295, 3, 420
+    gbs = 256
+    t = t_built + td(9.0)
+    info = {}
+    for it in range(1, last_it + 1):
+        dur = rng.gauss(1.118, 0.007)
+        t += td(dur)
+        # 3.5 at iteration 195, 2.3 at 295: L = 1.2 + 9.6 exp(-(it - 1) / 135.6), from ln(50k) at 1
+        loss = 1.2 + 9.6 * math.exp(-(it - 1) / 135.6) + rng.uniform(-0.02, 0.02)
+        gn = abs(rng.gauss(1.6 * math.exp(-it / 150.0) + 0.45, 0.04))
+        if spike_it <= it < spike_it + spike_len:
+            loss *= 2.6
+            gn *= 9.0
+        if it == spike_it:
+            info["spike_t"] = t
+        lr = 3.0e-4 * min(1.0, it / 100.0)
+        job.train[hosts[0]].add(t, "[default7]:" + megatron_iter_line(t, it, 100000, it * gbs, dur * 1000.0, 142.3 * 1.118 / dur + rng.gauss(0, 0.15), lr, gbs, loss, gn))
+    t_xid = info["spike_t"] - td(20.4)
+
+    r_bad = 3  # local rank 3, bus 4e
+    pid = job.procs[r_bad].pid
+    serial = "1321%09d" % rng.randrange(10 ** 9)
+    uuid = gpu_uuid(rng)
+    krng = random.Random(4000)
+    boot = dt.datetime(2026, 11, 20, 7, 41, 3)
+    k = KernLog(hosts[0], boot)
+    kern_boot(k, A100, krng)
+    phys = 0x2000000000 // 8 + krng.randrange(0x1000000) * 0x20
+    k.at_wall(t_xid, "NVRM: GPU at PCI:0000:4e:00: " + uuid)
+    k.at_wall(t_xid + td(0.000011), "NVRM: GPU Board Serial Number: " + serial)
+    k.at_wall(t_xid + td(0.000016), "NVRM: Xid (PCI:0000:4e:00): 63, pid=%d, name=python, Row Remapper: New row (0x%016x) marked for remapping, reset gpu to activate." % (pid, phys))
+    kern_runtime_noise(k, krng, boot + td(40), job_start, job_start, None)
+    write_text(os.path.join(out, "kern.log"), k.lines())
+    write_text(os.path.join(out, "train.log"), job.train[hosts[0]].lines())
+    info.update({"xid": t_xid, "serial": serial, "uuid": uuid, "pid": pid, "last_it": last_it})
+    return info
+
+
 def main():
     a = make_job64()
     b = make_remap_spike()
     c = make_straggler()
+    d = make_early_spike()
     print("job64-xid95: Xid 95 at %s, rank 29 error at %s, last iteration %d, serial %s, %s, pid %d" % (a["xid"], a["err"], a["last_it"], a["serial"], a["uuid"], a["pid"]))
     print("job16-remap-loss-spike: Xid 48/63 at %s, spike starts it %d at %s, peak it %d, last it %d, serial %s, %s, pid %d, phys 0x%x" % (b["xid"], b["spike_it"], b["spike_t"], b["peak_it"], b["last_it"], b["serial"], b["uuid"], b["pid"], b["phys"]))
     print("job16-straggler-hang: rank 6 stalls after %s, first timeout %s (rank %d), rank 6 report %s, last iteration %d" % (c["hang"], c["first_timeout"], c["first_rank"], c["rank6_report"], c["last_it"]))
+
+
+    print("job8-early-loss-spike: Xid 63 at %s, spike starts %s, last iteration %d, serial %s, %s, pid %d" % (d["xid"], d["spike_t"], d["last_it"], d["serial"], d["uuid"], d["pid"]))
 
 
 if __name__ == "__main__":

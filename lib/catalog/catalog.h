@@ -157,9 +157,12 @@ struct AnomalyParameters {
   size_t warmup_points;            // points a segment starts with that no detector but NaN reads
   size_t resume_exclusion_points;  // the same after a resume
   size_t window_points;            // the trailing window a point is compared with
-  size_t min_history_points;       // points a spike needs before it
-  double spike_z;                  // robust z-score of log(loss) a spike reaches
-  double spike_min_ratio;          // and its loss over the trailing median
+  size_t min_history_points;       // prediction errors a spike needs before it
+  size_t spike_level_points;       // the last points whose trend predicts the next
+  double spike_z;                  // residual of log(loss) over the noise a spike reaches
+  double spike_min_ratio;          // and its loss over the prediction
+  double grad_norm_spike_z;        // the same for the grad norm
+  double grad_norm_spike_min_ratio;
   double megatron_spike_factor;    // or its loss over the largest before it
   size_t divergence_block_points;  // divergence compares medians of blocks of this many points
   size_t divergence_blocks;        // for at least this many blocks

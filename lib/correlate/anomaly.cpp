@@ -4,20 +4,23 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "correlate/correlate.h"
+#include "correlate/local_trend.h"
 #include "correlate/trailing_window.h"
 #include "model/captures.h"
 
 namespace faultline {
 namespace {
 
-constexpr double kMadToSigma = 1.4826;  // MAD of a normal distribution -> its sigma
-constexpr double kMinLogMad = 1e-3;     // a flat curve still has 0.1% noise
+// A flat curve still has 0.1% noise (the MAD of a normal distribution of sigma 0.15%).
+constexpr double kMinLogNoise = 1.4826e-3;
 // Events of one kind kept per series; later ones are counted in the last kept.
 constexpr size_t kMaxEventsPerKind = 50;
 
+using correlate_internal::LocalTrend;
 using correlate_internal::TrailingWindow;
 using Points = std::vector<MetricPoint>;
 
@@ -163,90 +166,115 @@ size_t exclusion(const Series& series, const AnomalyParameters& k) {
   return end;
 }
 
-// How far each point's loss stands out from the trailing window; 0 where it cannot be told.
+// How far a point stands out from the local trend of the points before it (LocalTrend), in log
+// space where every value is positive; 0 where it cannot be told.
 struct SpikeScore {
   double z = 0;
-  double ratio = 0;     // loss / trailing median
-  double baseline = 0;  // trailing median
+  double ratio = 0;     // value / the trend's prediction
+  double baseline = 0;  // the trend's prediction
   bool megatron_rule = false;
 };
 
 class SpikeScorer {
  public:
-  SpikeScorer(const Points& points, const AnomalyParameters& k)
-      : points_(points),
+  // Reads the point's value: nullopt where it has none or it is not finite.
+  using ValueOf = std::optional<double> (*)(const MetricPoint&);
+
+  SpikeScorer(const Points& points, const AnomalyParameters& k, ValueOf value)
+      : value_(value),
         k_(k),
-        use_log_(std::all_of(points.begin(), points.end(), [](const MetricPoint& p) {
-          return !p.has(MetricPoint::kLoss) || !std::isfinite(p.loss) || p.loss > 0;
+        use_log_(std::all_of(points.begin(), points.end(), [&](const MetricPoint& p) {
+          const auto v = value(p);
+          return !v || *v > 0;
         })) {}
 
-  // Scores point `i` against the finite losses before it, then remembers it.
-  SpikeScore Score(size_t i) {
-    const MetricPoint& p = points_[i];
+  // Scores the point against the values before it, then remembers it.
+  SpikeScore Score(const MetricPoint& p) {
     SpikeScore score;
-    if (!p.has(MetricPoint::kLoss) || !std::isfinite(p.loss)) return score;
-    const double x = Transform(p.loss);
-    if (window_.size() >= k_.min_history_points) {
-      const double median = window_.Median();
-      const double mad = std::max(window_.MedianAbsoluteDeviation(),
-                                  use_log_ ? kMinLogMad : kMinLogMad * std::fabs(median));
-      score.z = (x - median) / (kMadToSigma * mad);
-      score.baseline = use_log_ ? std::exp(median) : median;
-      score.ratio = score.baseline > 0 ? p.loss / score.baseline : 0;
-      score.megatron_rule = max_loss_ > 0 && p.loss > k_.megatron_spike_factor * max_loss_;
+    const auto v = value_(p);
+    if (!v) return score;
+    const double x = use_log_ ? std::log(*v) : *v;
+    const LocalTrend::Score s = trend_.Against(x);
+    if (s.history >= k_.min_history_points) {
+      const double floor = use_log_ ? kMinLogNoise : kMinLogNoise * std::fabs(s.predicted);
+      score.z = s.residual / std::max(s.noise, floor);
+      score.baseline = use_log_ ? std::exp(s.predicted) : s.predicted;
+      score.ratio = score.baseline > 0 ? *v / score.baseline : 0;
+      score.megatron_rule = max_ > 0 && *v > k_.megatron_spike_factor * max_;
     }
-    window_.Push(x);
-    max_loss_ = std::max(max_loss_, static_cast<double>(p.loss));
+    trend_.Push(x);
+    max_ = std::max(max_, *v);
     return score;
   }
 
  private:
-  double Transform(double loss) const { return use_log_ ? std::log(loss) : loss; }
-
-  const Points& points_;
+  ValueOf value_;
   const AnomalyParameters& k_;
   bool use_log_ = true;
-  TrailingWindow window_{k_.window_points};  // the finite losses before the point scored
-  double max_loss_ = 0;
+  LocalTrend trend_{k_.window_points, k_.spike_level_points};
+  double max_ = 0;
 };
+
+std::optional<double> finite_loss(const MetricPoint& p) {
+  if (!p.has(MetricPoint::kLoss) || !std::isfinite(p.loss)) return std::nullopt;
+  return p.loss;
+}
+
+std::optional<double> finite_grad_norm(const MetricPoint& p) {
+  if (!p.has(MetricPoint::kGradNorm) || !std::isfinite(p.grad_norm)) return std::nullopt;
+  return p.grad_norm;
+}
 
 bool is_spike(const SpikeScore& s, const AnomalyParameters& k) {
   return (s.z >= k.spike_z && s.ratio >= k.spike_min_ratio) || s.megatron_rule;
 }
 
-// The grad norm at a spike, next to its trailing median: grad-norm spikes come with loss spikes.
-std::string grad_note(const Points& p, size_t i, const AnomalyParameters& k) {
-  if (!p[i].has(MetricPoint::kGradNorm) || !std::isfinite(p[i].grad_norm)) return "";
-  std::vector<double> window;
-  for (size_t j = i > k.window_points ? i - k.window_points : 0; j < i; ++j) {
-    if (p[j].has(MetricPoint::kGradNorm) && std::isfinite(p[j].grad_norm)) {
-      window.push_back(p[j].grad_norm);
-    }
-  }
-  if (window.size() < k.min_history_points) return "";
-  return fmt::format("; grad norm {} (trailing median {})", number(p[i].grad_norm),
-                     number(median(std::move(window))));
+// The grad norm at a loss spike, next to its local level: grad-norm spikes come with loss spikes.
+std::string grad_note(const SpikeScore& grad) {
+  if (grad.baseline <= 0) return "";
+  return fmt::format("; grad norm {}x its local level {}", number(grad.ratio),
+                     number(grad.baseline));
 }
 
 void detect_spikes(const Series& series, const AnomalyParameters& k, Emitter* emit) {
   const Points& p = series.points();
-  SpikeScorer scorer(p, k);
-  std::vector<SpikeScore> scores(p.size());
-  for (size_t i = 0; i < p.size(); ++i) scores[i] = scorer.Score(i);
+  SpikeScorer losses(p, k, finite_loss);
+  SpikeScorer grads(p, k, finite_grad_norm);
+  std::vector<SpikeScore> loss(p.size());
+  std::vector<SpikeScore> grad(p.size());
+  for (size_t i = 0; i < p.size(); ++i) {
+    loss[i] = losses.Score(p[i]);
+    grad[i] = grads.Score(p[i]);
+  }
+  const size_t from = exclusion(series, k);
   for_each_run(
-      p, exclusion(series, k), [&](size_t i) { return is_spike(scores[i], k); },
+      p, from, [&](size_t i) { return is_spike(loss[i], k); },
       [&](size_t first, size_t last) {
-        const SpikeScore& s = scores[first];
+        const SpikeScore& s = loss[first];
         const std::string rule =
             s.z >= k.spike_z && s.ratio >= k.spike_min_ratio
-                ? fmt::format("robust z {}", number(s.z))
+                ? fmt::format("robust z {} against the local trend", number(s.z))
                 : fmt::format("above {}x the largest loss before it", k.megatron_spike_factor);
         emit->Emit({derived::kLossSpike, &p[first],
-                    fmt::format("step {}: {} {}, {}x the trailing median {} ({}){}{}",
+                    fmt::format("step {}: {} {}, {}x the {} its local trend predicted ({}){}{}",
                                 p[first].step, loss_name(series), number(p[first].loss),
-                                number(s.ratio), number(s.baseline), rule, grad_note(p, first, k),
+                                number(s.ratio), number(s.baseline), rule, grad_note(grad[first]),
                                 run_suffix(p, first, last)),
                     p[first].loss, s.baseline, s.z, last - first + 1, p[last].step});
+      });
+  for_each_run(
+      p, from,
+      [&](size_t i) {
+        return grad[i].z >= k.grad_norm_spike_z && grad[i].ratio >= k.grad_norm_spike_min_ratio;
+      },
+      [&](size_t first, size_t last) {
+        const SpikeScore& s = grad[first];
+        emit->Emit({derived::kGradNormSpike, &p[first],
+                    fmt::format("step {}: grad norm {}, {}x the {} its local trend predicted "
+                                "(robust z {}){}",
+                                p[first].step, number(p[first].grad_norm), number(s.ratio),
+                                number(s.baseline), number(s.z), run_suffix(p, first, last)),
+                    p[first].grad_norm, s.baseline, s.z, last - first + 1, p[last].step});
       });
 }
 

@@ -32,11 +32,15 @@ void align_times(std::vector<Event>* events, std::vector<GpuState>* states,
 //   loss-nan            the loss is NaN or infinite, or Megatron printed no "lm loss" while
 //                       counting NaN iterations. One event per run of consecutive points.
 //   grad-norm-nan       the grad norm is NaN or infinite. One event per run.
-//   loss-spike          robust z-score of log(loss) against the trailing window (median and MAD
-//                       scaled by 1.4826) of at least spike_z, with the loss at least
-//                       spike_min_ratio times the trailing median; or Megatron-LM's rule, a loss
-//                       above megatron_spike_factor times the largest before it in the segment.
-//                       One event per run of consecutive spiking points, at its first point.
+//   loss-spike          log(loss) at least spike_z times the noise above the prediction of its
+//                       local trend (correlate_internal::LocalTrend: the median of the last
+//                       spike_level_points points carried forward along the slope of the trailing
+//                       window_points; the noise is the spread of that prediction's errors), with
+//                       the loss at least spike_min_ratio times the prediction; or Megatron-LM's
+//                       rule, a loss above megatron_spike_factor times the largest before it in
+//                       the segment. One event per run of consecutive spiking points, at its first.
+//   grad-norm-spike     the same for the grad norm, with grad_norm_spike_z and
+//                       grad_norm_spike_min_ratio: the early warning of a loss spike.
 //   loss-divergence     from some block of points on, every block's median loss is at least
 //                       divergence_rise times the lowest block median before it, for at least
 //                       divergence_blocks blocks and up to the end of the segment.

@@ -20,6 +20,10 @@ class TrailingWindow {
   // Both need size() > 0.
   double Median() const { return sorted_[sorted_.size() / 2]; }
   double MedianAbsoluteDeviation() const;
+  // The element at index floor(q * (size - 1)) in sorted order, q in [0, 1].
+  double Quantile(double q) const {
+    return sorted_[static_cast<size_t>(q * static_cast<double>(sorted_.size() - 1))];
+  }
 
  private:
   size_t capacity_;

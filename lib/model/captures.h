@@ -115,6 +115,7 @@ inline constexpr std::string_view kRankBehind = "nccl-rank-behind";  // correlat
 inline constexpr std::string_view kLossNan = "loss-nan";             // correlate/anomaly, all
 inline constexpr std::string_view kGradNormNan = "grad-norm-nan";
 inline constexpr std::string_view kLossSpike = "loss-spike";
+inline constexpr std::string_view kGradNormSpike = "grad-norm-spike";
 inline constexpr std::string_view kLossDivergence = "loss-divergence";
 inline constexpr std::string_view kTrainingStall = "training-stall";
 inline constexpr std::string_view kIterationsSkipped = "iterations-skipped";
