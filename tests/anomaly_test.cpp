@@ -229,6 +229,33 @@ TEST_CASE("a spike on a loss that still falls fast is found against its local tr
   CHECK(detect_anomalies(early_descent(false), parameters()).empty());
 }
 
+TEST_CASE("the validation loss rising to the end while training is healthy is its divergence") {
+  Series series = healthy_series(600);
+  // Every 50th point an evaluation: falling with the training curve, then, from point 400 on,
+  // 1.3x up and rising.
+  for (int i = 50; i <= 600; i += 50) {
+    const double rise = i >= 400 ? 1.3 + (i - 400) / 1000.0 : 1.0;
+    series.AddValidation({.step = 10 * i,
+                          .line = static_cast<uint64_t>(i),
+                          .loss = static_cast<float>(Curve().Loss(i) * 1.05 * rise)});
+  }
+  const auto events = detect_anomalies(series, parameters());
+  print(events);
+  const auto found = of_kind(events, "validation-loss-divergence");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].fields.at("step") == "4000");
+  CHECK(found[0].evidence.line == 400);
+  CHECK(events.size() == 1);
+  // A validation loss that only levels off is no divergence.
+  Series level = healthy_series(600);
+  for (int i = 50; i <= 600; i += 50) {
+    level.AddValidation({.step = 10 * i,
+                         .line = static_cast<uint64_t>(i),
+                         .loss = static_cast<float>(std::max(Curve().Loss(i), 2.5) * 1.05)});
+  }
+  CHECK(detect_anomalies(level, parameters()).empty());
+}
+
 TEST_CASE("Megatron's rule: a loss above 10x the largest before it") {
   Series series;
   for (int i = 1; i <= 40; ++i) {

@@ -219,6 +219,27 @@ TEST_CASE("Megatron validation lines and other 'iteration' lines are not steps")
             .empty());
 }
 
+TEST_CASE("Megatron validation lines are the series' validation losses") {
+  const auto series = read(
+      {" [2024-04-06 03:02:12] iteration       71/     100 | consumed samples:         9088 | "
+       "elapsed time per iteration (ms): 5361.6 | lm loss: 1.818812E+00 | loss scale: 1.0 | "
+       "grad norm: 1.300 | number of skipped iterations:   0 | number of nan iterations:   0 |",
+       " validation loss at iteration 71 | lm loss value: 1.902000E+00 | lm loss PPL: "
+       "6.699000E+00 | ",
+       " validation loss at iteration 71 on validation set | lm loss value: 1.905000E+00 | lm "
+       "loss PPL: 6.719000E+00 | ",
+       " validation loss at iteration 71 on test set | lm loss value: 1.990000E+00 | lm loss PPL: "
+       "7.315000E+00 | "});
+  REQUIRE(series.size() == 1);
+  REQUIRE(series[0].points().size() == 1);
+  const auto& v = series[0].validation();
+  REQUIRE(v.size() == 2);  // the test set's line is not the validation series
+  CHECK(v[0].step == 71);
+  CHECK(v[0].line == 2);
+  CHECK(v[0].loss == doctest::Approx(1.902));
+  CHECK(v[1].loss == doctest::Approx(1.905));
+}
+
 TEST_CASE("DeepSpeed step line (deepspeedai/DeepSpeed#1825): cumulative skipped, [Rank N]") {
   const auto series = read(
       {"[2022-03-11 02:06:58,985] [INFO] [logging.py:69:log_dist] [Rank 0] step=40, skipped=2, "
@@ -387,6 +408,10 @@ TEST_CASE("HF Trainer dicts (AnswerDotAI/ModernBERT#233): numbered in order, nan
   CHECK(p[0].grad_norm_nonfinite());
   CHECK(p[1].loss == 0.0f);
   CHECK(p[1].learning_rate == doctest::Approx(9.773696745450087e-06));
+  // The evaluation dict is a validation loss after the latest logged point.
+  REQUIRE(series[0].validation().size() == 1);
+  CHECK(series[0].validation()[0].step == 2);
+  CHECK(series[0].validation()[0].loss == doctest::Approx(0.31));
 }
 
 TEST_CASE("HF Trainer dicts with quoted values (v5-era ProgressCallback)") {
@@ -580,6 +605,14 @@ TEST_CASE("nanoGPT (karpathy/nanoGPT#110, #215): iter lines; the eval line is no
   CHECK(series[0].points()[0].loss == doctest::Approx(4.249));
   CHECK(series[0].points()[1].loss_nonfinite());
   CHECK(series[0].points()[1].time == unix_seconds(2023, 3, 22, 9, 32, 52));
+  // The eval line came before any iter line: nothing to belong to yet.
+  CHECK(series[0].validation().empty());
+  const auto later = read({"iter 3000: loss 4.2490, time 35392.33ms, mfu 13.85%",
+                           "step 3250: train loss 4.0390, val loss 4.0427"});
+  REQUIRE(later.size() == 1);
+  REQUIRE(later[0].validation().size() == 1);
+  CHECK(later[0].validation()[0].step == 3250);
+  CHECK(later[0].validation()[0].loss == doctest::Approx(4.0427));
 }
 
 TEST_CASE("nanotron log entries (huggingface/nanotron#390): human-format numbers") {

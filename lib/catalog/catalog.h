@@ -163,11 +163,13 @@ struct AnomalyParameters {
   double spike_min_ratio;          // and its loss over the prediction
   double grad_norm_spike_z;        // the same for the grad norm
   double grad_norm_spike_min_ratio;
-  double megatron_spike_factor;    // or its loss over the largest before it
-  size_t divergence_block_points;  // divergence compares medians of blocks of this many points
-  size_t divergence_blocks;        // for at least this many blocks
-  double divergence_rise;          // each at least this much over the lowest median before
-  double stall_factor;             // an iteration this much slower than the trailing median
+  double megatron_spike_factor;       // or its loss over the largest before it
+  size_t divergence_block_points;     // divergence compares medians of blocks of this many points
+  size_t divergence_blocks;           // for at least this many blocks
+  double divergence_rise;             // each at least this much over the lowest median before
+  double validation_divergence_rise;  // every evaluation this much over the lowest before
+  size_t validation_divergence_evaluations;  // for at least this many, to the end
+  double stall_factor;  // an iteration this much slower than the trailing median
   size_t stall_min_history_points;
   double silence_min_seconds;        // the log going on this long after the last metrics
   size_t silence_min_gaps;           // gaps between points the usual interval is taken from

@@ -446,6 +446,8 @@ constexpr AnomalyParameter kAnomalyParameters[] = {
     {"divergence_block_points", &AnomalyParameters::divergence_block_points},
     {"divergence_blocks", &AnomalyParameters::divergence_blocks},
     {"divergence_rise", nullptr, &AnomalyParameters::divergence_rise},
+    {"validation_divergence_rise", nullptr, &AnomalyParameters::validation_divergence_rise},
+    {"validation_divergence_evaluations", &AnomalyParameters::validation_divergence_evaluations},
     {"stall_factor", nullptr, &AnomalyParameters::stall_factor},
     {"stall_min_history_points", &AnomalyParameters::stall_min_history_points},
     {"silence_min_seconds", nullptr, &AnomalyParameters::silence_min_seconds},

@@ -335,6 +335,37 @@ void detect_divergence(const Series& series, const AnomalyParameters& k, Emitter
   }
 }
 
+// The validation loss rising and staying up while training goes on: from some evaluation on,
+// every one is at least validation_divergence_rise times the lowest before it, for at least
+// validation_divergence_evaluations evaluations up to the end of the segment.
+void detect_validation_divergence(const Series& series, const AnomalyParameters& k, Emitter* emit) {
+  std::vector<ValidationPoint> v;
+  for (const ValidationPoint& point : series.validation()) {
+    if (std::isfinite(point.loss) && point.loss > 0) v.push_back(point);
+  }
+  if (v.size() < 2) return;
+  std::vector<float> lowest_from(v.size());  // the lowest of v[i..]
+  lowest_from.back() = v.back().loss;
+  for (size_t i = v.size() - 1; i-- > 0;) lowest_from[i] = std::min(lowest_from[i + 1], v[i].loss);
+  float lowest_before = v[0].loss;
+  for (size_t i = 1; i + k.validation_divergence_evaluations <= v.size(); ++i) {
+    if (lowest_from[i] >= k.validation_divergence_rise * lowest_before) {
+      MetricPoint at;
+      at.step = v[i].step;
+      at.line = v[i].line;
+      const double ratio = v.back().loss / lowest_before;
+      emit->Emit({derived::kValidationLossDivergence, &at,
+                  fmt::format("from step {}: the validation loss rose from its lowest {} to {} "
+                              "({}x) over the last {} evaluations and did not come back",
+                              v[i].step, number(lowest_before), number(v.back().loss),
+                              number(ratio), v.size() - i),
+                  v.back().loss, lowest_before, ratio, v.size() - i, v.back().step});
+      return;
+    }
+    lowest_before = std::min(lowest_before, v[i].loss);
+  }
+}
+
 // Iteration time (or, failing it, the inverse of throughput) at each point; 0 if unknown.
 double slowness(const MetricPoint& p) {
   if (p.has(MetricPoint::kIterationSeconds) && p.iteration_seconds > 0) return p.iteration_seconds;
@@ -457,6 +488,7 @@ std::vector<Event> detect_anomalies(const Series& series, const AnomalyParameter
   detect_spikes(series, k, &emit);
   detect_resume_spike(series, k, &emit);
   detect_divergence(series, k, &emit);
+  detect_validation_divergence(series, k, &emit);
   detect_slow_steps(series, k, &emit);
   detect_silence(series, k, &emit);
   detect_skipped(series, k, &emit);

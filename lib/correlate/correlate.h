@@ -44,6 +44,10 @@ void align_times(std::vector<Event>* events, std::vector<GpuState>* states,
 //   loss-divergence     from some block of points on, every block's median loss is at least
 //                       divergence_rise times the lowest block median before it, for at least
 //                       divergence_blocks blocks and up to the end of the segment.
+//   validation-loss-divergence  from some evaluation on, every validation loss (the series'
+//                       validation()) is at least validation_divergence_rise times the lowest
+//                       before it, for at least validation_divergence_evaluations evaluations up
+//                       to the end of the segment.
 //   training-stall      an iteration time at least stall_factor times the trailing median (or a
 //                       throughput that much lower), one event per run; or the log going on past
 //                       the last point, when both have wall-clock times, for at least

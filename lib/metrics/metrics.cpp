@@ -803,6 +803,58 @@ std::optional<Record> parse_record(std::string_view body) {
   return std::nullopt;
 }
 
+// ---- Validation losses ------------------------------------------------------------------------
+
+struct Validation {
+  std::string_view format;      // the training lines' format it belongs with
+  std::optional<int64_t> step;  // none: after the latest training point (HF prints no step)
+  double loss = 0;
+};
+
+// Megatron-LM's evaluate_and_print_results: " validation{suffix} loss at iteration N | lm loss
+// value: X | lm loss PPL: P | " (later: "at iteration N on validation set | ..."; the test set's
+// and the end of training's lines are not the validation series). The HF Trainer's evaluation dict
+// "{'eval_loss': X, 'eval_runtime': ...}". nanoGPT's "step N: train loss X, val loss Y".
+std::optional<Validation> parse_validation(std::string_view body) {
+  constexpr std::string_view kMegatron = " loss at iteration ";
+  if (const size_t at = body.find(kMegatron);
+      at != std::string_view::npos &&
+      body.substr(0, at).find("validation") != std::string_view::npos) {
+    size_t pos = at + kMegatron.size();
+    const auto iteration = take_integer(body, &pos);
+    // The first key is the model's loss ("lm loss" for GPT); "lm loss" wherever it is.
+    size_t value = body.find("lm loss value:", pos);
+    if (value == std::string_view::npos) value = body.find(" value:", pos);
+    if (!iteration || value == std::string_view::npos ||
+        body.substr(pos, value - pos).find("test") != std::string_view::npos) {
+      return std::nullopt;
+    }
+    const auto loss = read_number(body.substr(body.find(':', value) + 1));
+    if (!loss) return std::nullopt;
+    return Validation{"megatron", *iteration, *loss};
+  }
+  constexpr std::string_view kHf = "'eval_loss': ";
+  if (const size_t at = body.find(kHf); at != std::string_view::npos) {
+    const auto loss = read_number(body.substr(at + kHf.size()));
+    if (!loss) return std::nullopt;
+    return Validation{"hf-trainer", std::nullopt, *loss};
+  }
+  constexpr std::string_view kNanoGpt = ", val loss ";
+  if (const size_t at = body.find(kNanoGpt); at != std::string_view::npos) {
+    const size_t step_at = body.find("step ");
+    if (step_at == std::string_view::npos || step_at > at || !starts_word(body, step_at)) {
+      return std::nullopt;
+    }
+    size_t pos = step_at + 5;
+    const auto step = take_integer(body, &pos);
+    if (!step || body.substr(pos, 13) != ": train loss ") return std::nullopt;
+    const auto loss = read_number(body.substr(at + kNanoGpt.size()));
+    if (!loss) return std::nullopt;
+    return Validation{"nanogpt", *step, *loss};
+  }
+  return std::nullopt;
+}
+
 // Copies the values `from` printed over those of `to`: a redrawn progress bar's newest frame.
 void overwrite(const MetricPoint& from, MetricPoint* to) {
   using P = MetricPoint;
@@ -907,7 +959,9 @@ struct MetricsReader::Impl {
     if (!might_hold_metrics(frame)) return;
     const std::optional<RankTag> tag = parse_rank_prefixes(frame);
     const std::string_view body = strip_ansi(frame.substr(tag ? tag->prefix_length : 0), &scratch);
-    if (std::optional<Record> record = parse_record(body)) {
+    if (std::optional<Validation> validation = parse_validation(body)) {
+      AcceptValidation(*validation, tag, line_number);
+    } else if (std::optional<Record> record = parse_record(body)) {
       record->point.line = line_number;
       Accept(*record, tag);
     } else if (const Banner banner = parse_banner(body); banner != Banner::kNone) {
@@ -980,6 +1034,22 @@ struct MetricsReader::Impl {
       return;
     }
     Push(state, point);
+  }
+
+  // A validation loss joins the open segment of its rank and format; one before any training
+  // line of that segment has nothing to belong to.
+  void AcceptValidation(const Validation& validation, const std::optional<RankTag>& tag,
+                        uint64_t line_number) {
+    Record record;
+    record.format = validation.format;
+    const SeriesKey key = KeyOf(record, tag);
+    for (Open& state : open) {
+      if (!(state.key == key) || state.generation != generation) continue;
+      all[state.series].AddValidation({.step = validation.step.value_or(state.point.step),
+                                       .line = line_number,
+                                       .loss = static_cast<float>(validation.loss)});
+      return;
+    }
   }
 
   void Push(Open* state, const MetricPoint& point) {

@@ -34,6 +34,10 @@ namespace faultline {
 //     numbered in order;
 //   generic "step=N loss=X", "iter: N, loss: X" and JSON lines {"step": N, "loss": X}: a step-like
 //     and a loss-like key on one line, not after "val"/"eval"/"test" (§5.9).
+// Validation losses are a series of their own (Series::validation()), joined to the rank's open
+// segment of the same format: Megatron-LM's " validation loss at iteration N | lm loss value: X"
+// (not the test set's), the HF Trainer's "{'eval_loss': X, ...}" after the latest dict, and
+// nanoGPT's "step N: train loss X, val loss Y".
 // Lines are attributed to the rank their launcher tags name (sniff/rank.h), else to the rank
 // the input's path names. A step counter that goes back, or Megatron's "successfully loaded
 // checkpoint from ... at iteration N", starts a new (resumed) segment; the HF Trainer's

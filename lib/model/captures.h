@@ -117,6 +117,7 @@ inline constexpr std::string_view kGradNormNan = "grad-norm-nan";
 inline constexpr std::string_view kLossSpike = "loss-spike";
 inline constexpr std::string_view kGradNormSpike = "grad-norm-spike";
 inline constexpr std::string_view kLossDivergence = "loss-divergence";
+inline constexpr std::string_view kValidationLossDivergence = "validation-loss-divergence";
 inline constexpr std::string_view kTrainingStall = "training-stall";
 inline constexpr std::string_view kIterationsSkipped = "iterations-skipped";
 inline constexpr std::string_view kLossResumeSpike = "loss-resume-spike";

@@ -25,6 +25,12 @@ bool more_extreme(const MetricPoint& a, const MetricPoint& b) {
   return true;
 }
 
+// Keeps the later of each pair of validation points.
+void thin(std::vector<ValidationPoint>* points) {
+  for (size_t i = 1; i < points->size(); i += 2) (*points)[i / 2] = (*points)[i];
+  points->resize(points->size() / 2);
+}
+
 }  // namespace
 
 bool MetricPoint::loss_nonfinite() const {
@@ -78,8 +84,14 @@ void Series::Add(const MetricPoint& point) {
   last_weight_ = 1;
 }
 
+void Series::AddValidation(const ValidationPoint& point) {
+  if (validation_.size() >= capacity_) thin(&validation_);
+  validation_.push_back(point);
+}
+
 void Series::Limit(size_t capacity) {
   capacity_ = std::max<size_t>(2, capacity & ~size_t{1});
+  while (validation_.size() > capacity_) thin(&validation_);
   if (points_.size() <= capacity_) return;
   while (points_.size() > capacity_) Halve();
   points_.shrink_to_fit();  // the budget is about memory held, not points counted

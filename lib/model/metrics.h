@@ -51,6 +51,14 @@ struct MetricPoint {
   bool grad_norm_nonfinite() const;
 };
 
+// One evaluation on the validation set, after training step `step`: Megatron-LM's "validation
+// loss at iteration N", the HF Trainer's 'eval_loss', nanoGPT's "val loss".
+struct ValidationPoint {
+  int64_t step = 0;
+  uint64_t line = 0;  // 1-based line of the input
+  float loss = 0;
+};
+
 // The points most kept per series, and the fewest a reader shrinks a series to when it must
 // share its point budget among many series.
 inline constexpr size_t kMaxPointsPerSeries = 50'000;
@@ -83,12 +91,16 @@ struct Series {
   std::optional<double> input_end_time;
 
   const std::vector<MetricPoint>& points() const { return points_; }
+  // The validation losses logged during the segment, a series of their own. Bounded like the
+  // points: at capacity(), every other one is dropped (the trend, not single values, matters).
+  const std::vector<ValidationPoint>& validation() const { return validation_; }
   size_t capacity() const { return capacity_; }
   uint64_t stride() const { return stride_; }  // logged steps per stored point, at most
   uint64_t logged_points() const { return logged_; }
 
   // Appends a point; steps are expected to increase.
   void Add(const MetricPoint& point);
+  void AddValidation(const ValidationPoint& point);
   // Sets the most points kept (at least 2, rounded down to even), decimating now if needed.
   void Limit(size_t capacity);
 
@@ -96,6 +108,7 @@ struct Series {
   void Halve();
 
   std::vector<MetricPoint> points_;
+  std::vector<ValidationPoint> validation_;
   size_t capacity_ = kMaxPointsPerSeries;
   uint64_t stride_ = 1;
   uint64_t last_weight_ = 0;  // logged steps merged into the last stored point
