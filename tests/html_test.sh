@@ -46,6 +46,12 @@ for folder in "$samples"/*/; do
   if [[ -n $top ]]; then
     check "$name: the DOM shows $top" grep -q "<code>$top</code>" "$scratch/$name.dom"
     check "$name: the DOM has the SVG timeline" grep -q '<svg class="timeline"' "$scratch/$name.dom"
+    # Every kind of training-metric anomaly found with a time is marked on the loss chart.
+    for kind in $(jq -r '[.events[] | select(.fields.segment != null and .time != null)
+                          | .signature] | unique[]' "$scratch/$name.json"); do
+      check "$name: the loss chart marks $kind" grep -q "<g class=\"anomaly\"><title>$kind: " \
+        "$scratch/$name.dom"
+    done
   else
     check "$name: the DOM says nothing was found" grep -q "no known GPU fault" "$scratch/$name.dom"
   fi

@@ -292,6 +292,31 @@ TEST_CASE("the SVG timeline draws the loss curves on the events' time axis") {
   CHECK(timeline_svg(Analysis{}, {}, {}).empty());
 }
 
+TEST_CASE("the loss chart draws the validation losses dashed and marks each anomaly's kind") {
+  // The job8-early-loss-spike sample's training log, with an evaluation after iteration 100.
+  Analysis analysis = analyze({FAULTLINE_SOURCE_DIR "/samples/job8-early-loss-spike"}, catalog());
+  REQUIRE(analysis.series.size() == 1);
+  Series& series = analysis.series[0];
+  const MetricPoint& at = series.points()[99];
+  series.AddValidation({.step = at.step, .line = 1, .loss = 3.9f, .time = at.time});
+  series.AddValidation({.step = at.step + 1, .line = 2, .loss = 3.8f, .time = at.time + 1});
+  std::vector<Curve> timed;
+  std::vector<Curve> by_step;
+  loss_curves(analysis.series, &timed, &by_step);
+  REQUIRE(timed.size() == 2);
+  CHECK(by_step.empty());
+  CHECK_FALSE(timed[0].validation);
+  CHECK(timed[1].validation);
+  CHECK(timed[1].label == timed[0].label + " validation");
+  CHECK(timed[1].points.size() == 2);
+  CHECK(timed[1].points[0].first == at.time);
+  const std::string svg = timeline_svg(analysis, timed, by_step);
+  CHECK(svg.find(R"(class="curve validation")") != std::string::npos);
+  CHECK(svg.find(R"(<text class="anomaly-kind")") != std::string::npos);
+  CHECK(svg.find("<title>loss-spike: step 295:") != std::string::npos);
+  CHECK(svg.find("<title>grad-norm-spike: step 295:") != std::string::npos);
+}
+
 TEST_CASE("progress is reported every 64 MiB, not every line") {
   std::vector<uint64_t> calls;
   const Progress progress = [&](const std::string&, uint64_t bytes) { calls.push_back(bytes); };

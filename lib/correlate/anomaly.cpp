@@ -353,6 +353,10 @@ void detect_validation_divergence(const Series& series, const AnomalyParameters&
       MetricPoint at;
       at.step = v[i].step;
       at.line = v[i].line;
+      if (v[i].time) {
+        at.time = *v[i].time;
+        at.set(MetricPoint::kTime);
+      }
       const double ratio = v.back().loss / lowest_before;
       emit->Emit({derived::kValidationLossDivergence, &at,
                   fmt::format("from step {}: the validation loss rose from its lowest {} to {} "

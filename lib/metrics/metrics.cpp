@@ -1045,9 +1045,12 @@ struct MetricsReader::Impl {
     const SeriesKey key = KeyOf(record, tag);
     for (Open& state : open) {
       if (!(state.key == key) || state.generation != generation) continue;
-      all[state.series].AddValidation({.step = validation.step.value_or(state.point.step),
-                                       .line = line_number,
-                                       .loss = static_cast<float>(validation.loss)});
+      const bool timed = state.pending && state.point.has(MetricPoint::kTime);
+      all[state.series].AddValidation(
+          {.step = validation.step.value_or(state.point.step),
+           .line = line_number,
+           .loss = static_cast<float>(validation.loss),
+           .time = timed ? std::optional<double>(state.point.time) : std::nullopt});
       return;
     }
   }

@@ -122,4 +122,11 @@ inline constexpr std::string_view kTrainingStall = "training-stall";
 inline constexpr std::string_view kIterationsSkipped = "iterations-skipped";
 inline constexpr std::string_view kLossResumeSpike = "loss-resume-spike";
 
+// The anomalies of a training series (correlate/anomaly): each has the fields "step" and
+// "segment", and its evidence is the point's line.
+inline constexpr std::string_view kMetricAnomalies[] = {
+    kLossNan,       kGradNormNan,       kLossSpike,
+    kGradNormSpike, kLossDivergence,    kValidationLossDivergence,
+    kTrainingStall, kIterationsSkipped, kLossResumeSpike};
+
 }  // namespace faultline::derived

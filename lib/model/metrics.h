@@ -57,6 +57,8 @@ struct ValidationPoint {
   int64_t step = 0;
   uint64_t line = 0;  // 1-based line of the input
   float loss = 0;
+  // The time of the training line before it, which an evaluation prints none of itself.
+  std::optional<double> time;
 };
 
 // The points most kept per series, and the fewest a reader shrinks a series to when it must

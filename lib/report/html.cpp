@@ -53,6 +53,9 @@ svg .label, svg .legend { font: 11px ui-monospace, "DejaVu Sans Mono", monospace
 svg .chart { fill: #fcfcfd; stroke: #e5e7eb; }
 svg .curve { fill: none; stroke-width: 1.4; }
 svg .event-line { stroke-width: 1; stroke-dasharray: 4 3; opacity: 0.7; }
+svg .curve.validation { stroke-dasharray: 6 3; stroke-width: 1.8; }
+svg .anomaly-line { stroke: #6b7280; stroke-width: 1; stroke-dasharray: 2 3; }
+svg .anomaly-kind { font-size: 11px; fill: #374151; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 footer { margin-top: 32px; font-size: 13px; color: var(--muted); }
 )";
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/captures.h"
 #include "report/common.h"
 
 namespace faultline {
@@ -283,8 +284,8 @@ void draw_curves(const Axis& axis, const std::vector<Curve>& curves, double top,
     const auto flush = [&] {
       if (points.empty()) return;
       out << fmt::format(
-          R"(<polyline class="curve" points="{}" stroke="{}"><title>{}</title></polyline>)", points,
-          colour, html_escape(curves[i].label));
+          R"(<polyline class="curve{}" points="{}" stroke="{}"><title>{}</title></polyline>)",
+          curves[i].validation ? " validation" : "", points, colour, html_escape(curves[i].label));
       out << "\n";
       points.clear();
     };
@@ -310,6 +311,59 @@ void draw_curves(const Axis& axis, const std::vector<Curve>& curves, double top,
         kLeft + kPlotWidth - 8, top + 16 + static_cast<double>(i) * 14,
         kCurveColours[i % std::size(kCurveColours)], html_escape(curves[i].label));
     out << "\n";
+  }
+}
+
+// A training-metric anomaly on a loss chart: x on the chart's axis, the event for its kind and
+// description.
+struct AnomalyMark {
+  double x;
+  const Event* event;
+};
+
+bool is_metric_anomaly(const Event& event) {
+  return std::find(std::begin(derived::kMetricAnomalies), std::end(derived::kMetricAnomalies),
+                   event.signature) != std::end(derived::kMetricAnomalies);
+}
+
+// Where the anomalies go: by the time of their point on the clock chart (read in the zone of
+// `offset_minutes`, as the curves are), by their step on the chart of steps.
+void anomaly_marks(const std::vector<Event>& events, int offset_minutes,
+                   std::vector<AnomalyMark>* timed, std::vector<AnomalyMark>* by_step) {
+  for (const Event& event : events) {
+    if (!is_metric_anomaly(event)) continue;
+    const Timestamp& time = event.evidence.time;
+    if (time.kind == Timestamp::Kind::kAbsolute) {
+      const double shift = time.utc_offset_minutes ? 0 : offset_minutes * 60.0;
+      timed->push_back({time.seconds - shift, &event});
+    } else if (const auto step = event.fields.find("step"); step != event.fields.end()) {
+      by_step->push_back({std::strtod(step->second.c_str(), nullptr), &event});
+    }
+  }
+}
+
+// A dashed line across the chart at each anomaly, its kind written at the bottom (the legend has
+// the top); labels that would overlap the previous one are left out (the line and its tooltip
+// stay).
+void draw_anomalies(const Axis& axis, std::vector<AnomalyMark> marks, double top,
+                    std::ostream& out) {
+  constexpr double kLabelGap = 90;
+  std::sort(marks.begin(), marks.end(),
+            [](const AnomalyMark& a, const AnomalyMark& b) { return a.x < b.x; });
+  double last_label = -kLabelGap;
+  for (const AnomalyMark& mark : marks) {
+    const double x = axis.X(mark.x);
+    if (x < kLeft || x > kLeft + kPlotWidth) continue;
+    out << fmt::format(
+        R"(<g class="anomaly"><title>{}</title><line class="anomaly-line" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"/>)",
+        html_escape(mark.event->signature + ": " + mark.event->evidence.text), x, top, x,
+        top + kChartHeight);
+    if (x - last_label >= kLabelGap) {
+      out << fmt::format(R"(<text class="anomaly-kind" x="{:.1f}" y="{:.1f}">{}</text>)", x + 3,
+                         top + kChartHeight - 6, html_escape(mark.event->signature));
+      last_label = x;
+    }
+    out << "</g>\n";
   }
 }
 
@@ -350,6 +404,21 @@ std::vector<Mark> collect_marks(const Analysis& analysis) {
   return marks;
 }
 
+// The validation losses of a series, at the time of the training line each followed (on a chart
+// of steps, at its step); at most kCurvePoints of them, evenly spaced.
+Curve validation_curve(const Series& s, bool has_time) {
+  Curve curve;
+  curve.validation = true;
+  const auto& losses = s.validation();
+  const size_t every = losses.size() / kCurvePoints + 1;
+  for (size_t i = 0; i < losses.size(); i += every) {
+    const ValidationPoint& v = losses[i];
+    if (has_time && !v.time) continue;
+    curve.points.emplace_back(has_time ? *v.time : static_cast<double>(v.step), v.loss);
+  }
+  return curve;
+}
+
 }  // namespace
 
 void loss_curves(const std::vector<Series>& series, std::vector<Curve>* timed,
@@ -385,7 +454,11 @@ void loss_curves(const std::vector<Series>& series, std::vector<Curve>* timed,
       }
       curve.points = std::move(thin);
     }
-    (has_time ? timed : by_step)->push_back(std::move(curve));
+    auto* chart = has_time ? timed : by_step;
+    Curve validation = validation_curve(s, has_time);
+    validation.label = curve.label + " validation";
+    chart->push_back(std::move(curve));
+    if (!validation.points.empty()) chart->push_back(std::move(validation));
   }
 }
 
@@ -405,11 +478,14 @@ std::string timeline_svg(const Analysis& analysis, const std::vector<Curve>& tim
   }
   if (all.empty() && timed.empty() && by_step.empty()) return "";
 
+  bool zoned = false;
+  const int offset = common_offset(absolute_evidence, &zoned);
+  std::vector<AnomalyMark> timed_anomalies;
+  std::vector<AnomalyMark> step_anomalies;
+  anomaly_marks(analysis.events, offset, &timed_anomalies, &step_anomalies);
   std::ostringstream body;
   double y = 8;
   if (!absolute.empty() || !timed.empty()) {
-    bool zoned = false;
-    const int offset = common_offset(absolute_evidence, &zoned);
     // A time with no zone is a wall clock: read it in the axis's zone.
     for (Mark& mark : absolute) {
       if (!mark.evidence->time.utc_offset_minutes) mark.t -= offset * 60.0;
@@ -430,6 +506,7 @@ std::string timeline_svg(const Analysis& analysis, const std::vector<Curve>& tim
     const double top = y;
     if (!curves.empty()) {
       draw_curves(axis, curves, y, body);
+      draw_anomalies(axis, timed_anomalies, y, body);
       y += kChartHeight + 8;
     }
     std::map<int, double> row_y;
@@ -473,6 +550,7 @@ std::string timeline_svg(const Analysis& analysis, const std::vector<Curve>& tim
     draw_title("loss by step (the log printed no wall-clock time)", y, body);
     y += kTitleHeight;
     draw_curves(axis, by_step, y, body);
+    draw_anomalies(axis, step_anomalies, y, body);
     draw_axis(axis, y, y + kChartHeight, body);
     y += kChartHeight + kAxisHeight;
   }
