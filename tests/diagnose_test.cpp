@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -344,6 +345,42 @@ TEST_CASE("fp16 overflows driving the loss scale to its minimum: an error, and n
   CHECK(top.severity == Severity::kError);
   CHECK(top.failure->kind != ClassKind::kHardware);
   CHECK(analysis.diagnoses[1].failure->id == "iterations-skipped");
+}
+
+TEST_CASE("a resume spike right after a memory Xid is never its symptom") {
+  // The job resumes from the checkpoint of iteration 2500 a minute after an Xid 63 and its loss
+  // jumps 2.5x for five logged points while the data loader and optimizer settle.
+  const auto iteration_line = [](int iteration, int seconds, double loss) {
+    return fmt::format(
+        " [2026-11-18 10:{:02}:{:02}] iteration {:8}/   20000 | consumed samples: {:12} | "
+        "elapsed time per iteration (ms): 1000.0 | learning rate: 2.873690E-04 | global batch "
+        "size:   512 | lm loss: {:.6E} | loss scale: 1.0 | grad norm: 0.412 | number of skipped "
+        "iterations:   0 | number of nan iterations:   0 |\n",
+        seconds / 60, seconds % 60, iteration, iteration * 512, loss);
+  };
+  std::string train =
+      "  successfully loaded checkpoint from /ckpt/gpt [ t 0, p 0 ] at iteration 2500\n";
+  for (int i = 1; i <= 200; ++i) {
+    const double loss = (2.0 + 8.0 * std::exp(-(250 + i) / 150.0)) * (i <= 5 ? 2.5 : 1.0);
+    train += iteration_line(2500 + 10 * i, 60 + 10 * i, loss);
+  }
+  LogFolder folder;
+  folder.Write("train.log", train);
+  folder.Write("dmesg.txt",
+               "[Wed Nov 18 10:00:20 2026] NVRM: Xid (PCI:0000:4e:00): 63, pid=4242, name=python, "
+               "Row Remapper: New row (0x000000041d5c5080) marked for remapping, reset gpu to "
+               "activate.\n");
+  const Analysis analysis = analyze({folder.path()}, catalog());
+  const bool resume_event =
+      std::any_of(analysis.events.begin(), analysis.events.end(),
+                  [](const Event& e) { return e.signature == "loss-resume-spike"; });
+  CHECK(resume_event);
+  REQUIRE_FALSE(analysis.diagnoses.empty());
+  CHECK(analysis.diagnoses[0].failure->id == "row-remap-pending");
+  for (const Diagnosis& d : analysis.diagnoses) {
+    CHECK(d.failure->id != "loss-spike");
+    CHECK(d.role != Role::kCollateral);
+  }
 }
 
 TEST_CASE("an MMU fault and a later PMU halt on one GPU rest on different lines: two diagnoses") {
