@@ -2,17 +2,21 @@
 #include "correlate/correlate.h"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
 #include "log_folder.h"
 #include "model/captures.h"
 #include "pipeline/pipeline.h"
+#include "report/report.h"
 
 using namespace faultline;
 namespace fs = std::filesystem;
@@ -381,4 +385,125 @@ TEST_CASE("a pasted Remapped Rows section and a dcgmi report are diagnosed witho
   }));
   CHECK(std::any_of(pending.begin(), pending.end(),
                     [](const Diagnosis* d) { return !d->gpu.index; }));
+}
+
+namespace {
+
+// Megatron-LM's iteration lines of one rank, tagged "[rankN]:", one a second from 16:00:00:
+// a slowly falling loss with a little noise, 2.6 times higher for three iterations from
+// `spike_at` (0: none).
+std::string megatron_rank_log(int rank, int spike_at) {
+  std::string log;
+  for (int i = 1; i <= 300; ++i) {
+    double loss = 3.0 - i * 0.002 + ((i * 7919) % 13 - 6) * 0.002;
+    if (spike_at > 0 && i >= spike_at && i < spike_at + 3) loss *= 2.6;
+    log += fmt::format(
+        "[rank{}]: [2026-11-24 16:{:02}:{:02}] iteration {:>8}/  100000 | consumed samples: {:>12} "
+        "| elapsed time per iteration (ms): 1000.0 | learning rate: 3.000000E-04 | global batch "
+        "size:   256 | lm loss: {:.6E} | loss scale: 1.0 | grad norm: 1.500 | number of skipped "
+        "iterations:   0 | number of nan iterations:   0 |\n",
+        rank, i / 60, i % 60, i, i * 256, loss);
+  }
+  return log;
+}
+
+// NCCL's init lines of ranks 0 and 1 of a two-rank job on node-a: GPUs 0000:18:00.0, 0000:4e:00.0.
+const std::string kTwoRankInit =
+    "[rank0]: node-a:2231:2290 [0] NCCL INFO ncclCommInitRank comm 0x5581e0a0c290 rank 0 nranks 2 "
+    "cudaDev 0 nvmlDev 0 busId 18000 commId 0x9c1b2a3d4e5f6071 - Init COMPLETE\n"
+    "[rank1]: node-a:2232:2291 [1] NCCL INFO ncclCommInitRank comm 0x5581e0a0c390 rank 1 nranks 2 "
+    "cudaDev 1 nvmlDev 1 busId 4e000 commId 0x9c1b2a3d4e5f6071 - Init COMPLETE\n";
+
+// A row marked for remapping on each GPU of node-a: rank 0's at 16:02:00, rank 1's at 16:03:00.
+const std::string kTwoRemaps =
+    "Nov 24 16:02:00 node-a kernel: [376033.378125] NVRM: Xid (PCI:0000:18:00): 63, pid=2231, "
+    "name=python, Row Remapper: New row (0x000000040d3e3720) marked for remapping, reset gpu to "
+    "activate.\n"
+    "Nov 24 16:03:00 node-a kernel: [376093.378125] NVRM: Xid (PCI:0000:4e:00): 63, pid=2232, "
+    "name=python, Row Remapper: New row (0x000000040d3e3720) marked for remapping, reset gpu to "
+    "activate.\n";
+
+const Diagnosis* of_gpu(const Analysis& analysis, std::string_view id, std::string_view pci) {
+  for (const Diagnosis& d : analysis.diagnoses) {
+    if (d.failure->id == id && d.gpu.pci == pci) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("each rank logs its loss: a rank's spike is collateral of its own GPU's fault only") {
+  LogFolder logs;
+  logs.Write("node-a/kern.log", kTwoRemaps);
+  // Rank 1 spikes at 16:03:20, after the remaps of both GPUs; rank 0's loss stays smooth.
+  logs.Write("node-a/train.log",
+             kTwoRankInit + megatron_rank_log(0, 0) + megatron_rank_log(1, 200));
+  const Analysis analysis = analyze({logs.path()}, catalog());
+  const Diagnosis* rank0 = of_gpu(analysis, "row-remap-pending", "0000:18:00.0");
+  const Diagnosis* rank1 = of_gpu(analysis, "row-remap-pending", "0000:4e:00.0");
+  REQUIRE(rank0);
+  REQUIRE(rank1);
+  CHECK(rank0->position < rank1->position);  // the earlier: what a job-wide link would take
+  const Diagnosis* spike = find(analysis, "loss-spike");
+  REQUIRE(spike);
+  CHECK(spike->gpu.pci == "0000:4e:00.0");
+  CHECK(spike->host == "node-a");
+  CHECK(spike->ranks == std::vector<int>{1});
+  CHECK(spike->role == Role::kCollateral);
+  CHECK(spike->caused_by == rank1->position);
+  CHECK(rank1->role == Role::kInitiating);
+  CHECK(rank0->role == Role::kStandalone);
+  CHECK(std::none_of(spike->notes.begin(), spike->notes.end(), [](const std::string& note) {
+    return note.find("reduced loss") != std::string::npos;
+  }));
+  // Rank 0's loss did not spike: no loss anomaly is tied to its GPU.
+  CHECK_FALSE(of_gpu(analysis, "loss-spike", "0000:18:00.0"));
+
+  SUBCASE("fleet mode: the records say who logs the loss, and the link is the same") {
+    std::ostringstream records;
+    render_jsonl(analysis, records);
+    LogFolder scanned;
+    const Analysis central =
+        analyze_records({scanned.Write("node-a.jsonl", records.str())}, catalog());
+    REQUIRE(central.loss_loggers.size() == 2);
+    const Diagnosis* again = find(central, "loss-spike");
+    const Diagnosis* cause = of_gpu(central, "row-remap-pending", "0000:4e:00.0");
+    REQUIRE(again);
+    REQUIRE(cause);
+    CHECK(again->gpu.pci == "0000:4e:00.0");
+    CHECK(again->caused_by == cause->position);
+  }
+
+  SUBCASE("a fault of another GPU only does not explain a rank's own spike") {
+    LogFolder other;
+    other.Write("node-a/kern.log", kTwoRemaps.substr(0, kTwoRemaps.find("Nov 24 16:03:00")));
+    other.Write("node-a/train.log",
+                kTwoRankInit + megatron_rank_log(0, 0) + megatron_rank_log(1, 200));
+    const Analysis alone = analyze({other.path()}, catalog());
+    const Diagnosis* own = find(alone, "loss-spike");
+    REQUIRE(own);
+    CHECK(own->gpu.pci == "0000:4e:00.0");
+    CHECK(own->role == Role::kStandalone);
+    CHECK_FALSE(own->caused_by);
+  }
+}
+
+TEST_CASE("only one rank logs the loss: the spike stays job-wide, and the report says why") {
+  LogFolder logs;
+  // Only rank 0's GPU faulted; the last rank (1) logs the job's reduced loss, which spikes.
+  logs.Write("node-a/kern.log", kTwoRemaps.substr(0, kTwoRemaps.find("Nov 24 16:03:00")));
+  logs.Write("node-a/train.log", kTwoRankInit + megatron_rank_log(1, 200));
+  const Analysis analysis = analyze({logs.path()}, catalog());
+  const Diagnosis* remap = of_gpu(analysis, "row-remap-pending", "0000:18:00.0");
+  const Diagnosis* spike = find(analysis, "loss-spike");
+  REQUIRE(remap);
+  REQUIRE(spike);
+  CHECK(spike->gpu.pci.empty());
+  CHECK(spike->role == Role::kCollateral);
+  CHECK(spike->caused_by == remap->position);
+  CHECK(std::any_of(spike->notes.begin(), spike->notes.end(), [](const std::string& note) {
+    return note ==
+           "The loss is the job's reduced loss (only rank 1 logs it): linked job-wide, not to one "
+           "GPU.";
+  }));
 }

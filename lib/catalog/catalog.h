@@ -85,6 +85,15 @@ struct FailureClass {
   // A symptom only of a cause last seen at most this many seconds before it (a loss spike
   // "shortly after" an Xid); unset: any earlier cause.
   std::optional<double> symptom_within;
+  // Its events come from the series of one rank ("rank", "rank_kind" fields): where two or
+  // more ranks of the event's log format log the loss (Correlation::loss_loggers), an event is
+  // its rank's own, tied to that rank's GPU and a symptom only of a diagnosis of that GPU; where
+  // one rank logs it (the reduced loss), it stays job-wide and says `reduced_note`
+  // ({logged_by}: "rank 7", "local rank 3 on node-1", "one rank"); where each rank logs it but
+  // the rank's GPU is not known, it stays job-wide and says `unplaced_note` ({rank}).
+  bool per_rank = false;
+  std::string reduced_note;
+  std::string unplaced_note;
   std::string explanation;
   // Templates: {host} {gpu} {gpu_index} {serial} {uuid} {product} {event.FIELD}.
   std::vector<std::string> fix;

@@ -189,6 +189,9 @@ bool parse_class(const json& entry, FailureClass* c, std::string* error) {
   c->last_resort = flag(entry, "last_resort");
   c->carry_fix = flag(entry, "carry_fix");
   c->job_wide = flag(entry, "job_wide");
+  c->per_rank = flag(entry, "per_rank");
+  c->reduced_note = text(entry, "reduced_note");
+  c->unplaced_note = text(entry, "unplaced_note");
   if (auto it = entry.find("symptom_within_s"); it != entry.end()) {
     if (!it->is_number() || it->get<double>() < 0) {
       *error = "\"symptom_within_s\" must be a number of seconds";

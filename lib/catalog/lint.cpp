@@ -96,6 +96,10 @@ class Linter {
       reachable |= Condition(id, condition);
     }
     if (!reachable) Problem("class", id, "no supporting condition can ever hold");
+    if (entry.value("per_rank", false) && !entry.value("job_wide", false)) {
+      Problem("class", id,
+              R"("per_rank" without "job_wide": only a job-wide class is split by rank)");
+    }
     for (const char* key : {"related", "symptom_of", "consequence_of"}) {
       for (const json& other : entry.value(key, json::array())) {
         const bool any = std::string_view(key) == "consequence_of" && other == "*";

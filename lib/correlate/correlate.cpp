@@ -119,12 +119,27 @@ class RankGpus {
     }
   }
 
-  // The GPU of the event's rank: by its global rank, else by its node-local one on its host.
+  // The GPU of the event's rank: by its global rank, else by its node-local one on its host;
+  // for a metric anomaly, by the rank of its series.
   const RankLink* Find(const Event& event) const {
     if (event.rank) return FindGlobal(event.host, *event.rank);
+    auto series_rank = event.fields.find("rank");
+    auto kind = event.fields.find("rank_kind");
+    if (series_rank != event.fields.end() && kind != event.fields.end()) {
+      if (kind->second == "global") {
+        const int rank = std::atoi(series_rank->second.c_str());
+        return FindGlobal(event.host, rank);
+      }
+      return FindLocal(event.host, series_rank->second);
+    }
     auto local = event.fields.find("local_rank");
-    if (local == event.fields.end() || event.host.empty()) return nullptr;
-    auto it = by_local_rank_.find(std::make_pair(host_key(event.host), local->second));
+    if (local == event.fields.end()) return nullptr;
+    return FindLocal(event.host, local->second);
+  }
+
+  const RankLink* FindLocal(const std::string& host, const std::string& local_rank) const {
+    if (host.empty()) return nullptr;
+    auto it = by_local_rank_.find(std::make_pair(host_key(host), local_rank));
     return it == by_local_rank_.end() ? nullptr : &it->second;
   }
 

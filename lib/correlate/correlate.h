@@ -107,13 +107,16 @@ struct Correlation {
   // Set by the caller, who knows the inputs and the user's wishes:
   std::vector<std::string> hosts_with_kernel_log;  // hosts whose kernel log was read
   double clock_skew_seconds = 0;                   // how far two hosts' clocks may disagree
+  std::vector<LossLogger> loss_loggers;            // the series that log the training loss
 };
 
 // Groups events and states by (host, PCI address). A dump or line that names no host joins the
 // GPU with the same address on the one host that has it. Identity events (UUID, serial) only
 // enrich the GPU they name; those that also name a rank (NCCL's init line of the communicator
 // that spans the job) tie that rank to the GPU, so that a fault a rank logged without naming its
-// GPU is linked to it. `hosts_with_kernel_log` is left for the caller, who knows the inputs.
+// GPU is linked to it; so is a metric anomaly of one rank's series (its fields "rank" and
+// "rank_kind": a global rank, or a node-local one on the event's host). `hosts_with_kernel_log` is
+// left for the caller, who knows the inputs.
 Correlation correlate(const std::vector<Event>& events, const std::vector<GpuState>& states,
                       const std::vector<std::string>& identity_signatures);
 

@@ -535,6 +535,118 @@ std::string common_host(const std::vector<const Event*>& events) {
   return host;
 }
 
+// Who logs the loss, per log format: one logger per rank (a node-local rank per host; a series
+// of unknown rank per input).
+class LossLogging {
+ public:
+  explicit LossLogging(const std::vector<LossLogger>& loggers) {
+    for (const LossLogger& logger : loggers) {
+      const std::string key = logger.rank < 0 ? "path " + logger.path
+                              : logger.rank_is_local
+                                  ? "local " + logger.host + " " + std::to_string(logger.rank)
+                                  : "rank " + std::to_string(logger.rank);
+      by_format_[logger.format].emplace(key, &logger);
+    }
+  }
+
+  // The loggers of the format of `event` (a metric anomaly's "format").
+  std::vector<const LossLogger*> Of(const Event& event) const {
+    std::vector<const LossLogger*> out;
+    auto format = event.fields.find("format");
+    if (format == event.fields.end()) return out;
+    auto it = by_format_.find(format->second);
+    if (it == by_format_.end()) return out;
+    for (const auto& [key, logger] : it->second) out.push_back(logger);
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::map<std::string, const LossLogger*>> by_format_;
+};
+
+// "rank 7", "local rank 3 on node-1", `unknown`.
+std::string rank_words(int rank, bool local, const std::string& host, const std::string& unknown) {
+  if (rank < 0) return unknown;
+  return (local ? "local rank " : "rank ") + std::to_string(rank) +
+         (local && !host.empty() ? " on " + host : "");
+}
+
+std::string rank_words(const Event& event) {
+  auto rank = event.fields.find("rank");
+  auto kind = event.fields.find("rank_kind");
+  if (rank == event.fields.end() || kind == event.fields.end()) return "its rank";
+  return rank_words(parse_number<int>(rank->second).value_or(-1), kind->second == "local",
+                    event.host, "its rank");
+}
+
+// A note of a class with {NAME} filled with `value`, when the class has the note.
+void add_note(const std::string& note, std::string_view name, const std::set<std::string>& values,
+              Diagnosis* diagnosis) {
+  if (note.empty() || values.empty()) return;
+  std::string joined;
+  for (const std::string& value : values) joined += (joined.empty() ? "" : " and ") + value;
+  diagnosis->notes.push_back(fill_template(note, [&](std::string_view key) {
+    return key == name ? std::optional<std::string>(joined) : std::nullopt;
+  }));
+}
+
+// A job-wide class of one rank's series (`per_rank`: the loss): where each rank logs its own
+// loss, the events of a rank whose GPU is known make a diagnosis of that GPU; the rest stay
+// job-wide, saying why.
+void split_per_rank(const Candidate& candidate, const Correlation& correlation,
+                    const LossLogging& logging, const Context& context,
+                    std::vector<Diagnosis>* out) {
+  const FailureClass& failure = *candidate.failure;
+  std::map<std::pair<std::string, std::string>, std::vector<const Event*>> own;
+  std::map<std::pair<std::string, std::string>, const RankLink*> link_of_gpu;
+  std::vector<const Event*> shared;
+  std::set<std::string> reduced_by;
+  std::set<std::string> unplaced;
+  for (const Event* event : candidate.events) {
+    const std::vector<const LossLogger*> loggers = logging.Of(*event);
+    if (loggers.size() >= 2) {
+      auto link = correlation.rank_links.find(event);
+      if (link != correlation.rank_links.end() && !link->second.gpu.pci.empty()) {
+        const auto key = std::make_pair(event->host, link->second.gpu.pci);
+        link_of_gpu.emplace(key, &link->second);
+        own[key].push_back(event);
+        continue;
+      }
+      unplaced.insert(rank_words(*event));
+    } else if (loggers.size() == 1) {
+      const LossLogger& logger = *loggers.front();
+      auto link = correlation.rank_links.find(event);
+      reduced_by.insert(
+          link != correlation.rank_links.end()
+              ? "rank " + std::to_string(link->second.rank)
+              : rank_words(logger.rank, logger.rank_is_local, logger.host, "one rank"));
+    }
+    shared.push_back(event);
+  }
+  for (const auto& [key, events] : own) {
+    auto one = evaluate(failure, events, {}, context);
+    if (!one) continue;
+    const RankLink& link = *link_of_gpu[key];
+    Diagnosis diagnosis = make_diagnosis({std::move(*one)}, key.first, link.gpu, context.memory);
+    diagnosis.notes.push_back("Tied to its GPU: " + link.how + ".");
+    if (std::find(diagnosis.ranks.begin(), diagnosis.ranks.end(), link.rank) ==
+        diagnosis.ranks.end()) {
+      diagnosis.ranks.push_back(link.rank);
+      std::sort(diagnosis.ranks.begin(), diagnosis.ranks.end());
+    }
+    out->push_back(std::move(diagnosis));
+  }
+  if (shared.empty()) return;
+  std::optional<Candidate> rest =
+      own.empty() ? std::optional<Candidate>(candidate) : evaluate(failure, shared, {}, context);
+  if (!rest) return;
+  const std::string host = common_host(rest->events);
+  Diagnosis diagnosis = make_diagnosis({std::move(*rest)}, host, GpuRef{}, context.memory);
+  add_note(failure.reduced_note, "logged_by", reduced_by, &diagnosis);
+  add_note(failure.unplaced_note, "rank", unplaced, &diagnosis);
+  out->push_back(std::move(diagnosis));
+}
+
 // Faults that name no GPU (a job's CUDA error): one diagnosis per class, host and, where the
 // rank's GPU is known, GPU. A job-wide class (NCCL timeouts on every rank) makes one diagnosis
 // for the whole job instead of one per rank.
@@ -567,8 +679,13 @@ std::vector<Diagnosis> diagnose_without_gpu(const Correlation& correlation,
       out.push_back(std::move(diagnosis));
     }
   }
+  const LossLogging logging(correlation.loss_loggers);
   for (Candidate& candidate :
        candidates_for(correlation.without_gpu, {}, context, Scope::kJobWide)) {
+    if (candidate.failure->per_rank) {
+      split_per_rank(candidate, correlation, logging, context, &out);
+      continue;
+    }
     const std::string host = common_host(candidate.events);
     out.push_back(make_diagnosis({std::move(candidate)}, host, GpuRef{}, context.memory));
   }
@@ -688,8 +805,10 @@ bool diagnosis_before(const Diagnosis& a, const Diagnosis& b) {
 
 // Whether `cause` can explain `symptom`: a class it is a symptom of, on the same GPU when both
 // name one, else on the same host unless the symptom spans the job (an NCCL timeout on every
-// rank follows one rank's failure wherever it ran). A cause cannot begin after its symptom did
-// (beyond the clocks' skew), nor end longer before it than the symptom's class allows.
+// rank follows one rank's failure wherever it ran); a job-wide class's diagnosis tied to one GPU
+// (`per_rank`: a loss anomaly of a rank that logs its own loss) only on that GPU. A cause cannot
+// begin after its symptom did (beyond the clocks' skew), nor end longer before it than the
+// symptom's class allows.
 bool explains(const Diagnosis& cause, const Diagnosis& symptom, double clock_skew) {
   const auto& causes = symptom.failure->symptom_of;
   if (&cause == &symptom ||
@@ -708,6 +827,8 @@ bool explains(const Diagnosis& cause, const Diagnosis& symptom, double clock_ske
   if (!symptom.gpu.pci.empty() && !cause.gpu.pci.empty()) {
     return symptom.gpu.pci == cause.gpu.pci && symptom.host == cause.host;
   }
+  // A job-wide class tied to one GPU (a rank's own loss) is a symptom of that GPU's faults only.
+  if (symptom.failure->job_wide && !symptom.gpu.pci.empty()) return false;
   return symptom.failure->job_wide || symptom.host.empty() || cause.host.empty() ||
          symptom.host == cause.host;
 }

@@ -60,7 +60,8 @@ struct Analysis {
   std::vector<std::string> warnings;  // one line each, naming the input
   std::vector<Event> events;
   std::vector<GpuState> states;
-  std::vector<Series> series;  // training metrics; their anomalies are among `events`
+  std::vector<Series> series;            // training metrics; their anomalies are among `events`
+  std::vector<LossLogger> loss_loggers;  // the series that log the loss (records carry them)
   std::vector<Diagnosis> diagnoses;
   size_t readable_inputs = 0;  // inputs that yielded at least one line or ended cleanly
 };

@@ -189,6 +189,10 @@ void visit(Analysis* analysis, const Edit& host, const Edit& text) {
     host(&series.host);
     text(&series.path);
   }
+  for (LossLogger& logger : analysis->loss_loggers) {
+    host(&logger.host);
+    text(&logger.path);
+  }
   for (Diagnosis& d : analysis->diagnoses) {
     host(&d.host);
     for (Evidence& e : d.evidence) evidence(e);

@@ -35,6 +35,7 @@ struct Records {
   std::vector<InputSummary> inputs;
   std::vector<Event> events;
   std::vector<GpuState> states;
+  std::vector<LossLogger> loss_loggers;  // "series" records
 };
 
 // Adds the record on `line` to `records`. A line without "record" is an event (as scan printed

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -170,6 +171,29 @@ bool read_input(const json& object, Records* records, std::string* error) {
   return true;
 }
 
+// {"record": "series", "path", "host", "format", "rank", "rank_kind", "metrics": ["loss"]}:
+// a series that logs the loss (the values are not recorded).
+bool read_series(const json& object, Records* records, std::string* error) {
+  Fields fields(object);
+  LossLogger logger;
+  std::optional<int> rank;
+  std::string rank_kind;
+  if (!fields.Text("path", &logger.path) || !fields.Text("host", &logger.host) ||
+      !fields.Text("format", &logger.format) || !fields.Number("rank", &rank) ||
+      !fields.Text("rank_kind", &rank_kind)) {
+    *error = fields.error();
+    return false;
+  }
+  logger.rank = rank.value_or(-1);
+  logger.rank_is_local = rank_kind == "local";
+  auto metrics = object.find("metrics");
+  if (metrics != object.end() && metrics->is_array() &&
+      std::find(metrics->begin(), metrics->end(), json("loss")) != metrics->end()) {
+    records->loss_loggers.push_back(std::move(logger));
+  }
+  return true;
+}
+
 }  // namespace
 
 bool read_record(std::string_view line, Records* records, std::string* error) {
@@ -189,6 +213,7 @@ bool read_record(std::string_view line, Records* records, std::string* error) {
   if (kind == "event") return read_event(object, records, error);
   if (kind == "state") return read_state(object, records, error);
   if (kind == "input") return read_input(object, records, error);
+  if (kind == "series") return read_series(object, records, error);
   return true;
 }
 

@@ -84,6 +84,19 @@ struct Event {
   uint64_t count = 1;
 };
 
+// Who logs the training loss: one rank's series of one log format in one input (the values
+// stay with the series). Where two or more ranks of a format log it, each logs its own loss and
+// a loss anomaly is that rank's; where only one does, it is usually the job's reduced loss.
+struct LossLogger {
+  std::string path;
+  std::string host;    // "" when unknown
+  std::string format;  // Series::format
+  int rank = -1;       // -1 when unknown
+  bool rank_is_local = false;
+
+  auto operator<=>(const LossLogger&) const = default;
+};
+
 // What one dump says about one GPU at one moment. Field names are nvidia-smi's query names
 // ("remapped_rows.pending", "ecc.errors.uncorrected.volatile.dram"); values are normalised:
 // counts as decimal digits, flags as "yes"/"no", text as printed. A field that the dump left

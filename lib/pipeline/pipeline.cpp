@@ -134,6 +134,20 @@ void add_input(InputOutcome outcome, Analysis* analysis) {
   analysis->inputs.push_back(std::move(scan.input));
 }
 
+// The series that log the training loss, once per input, format and rank (not per segment).
+std::vector<LossLogger> loss_loggers(const std::vector<Series>& series) {
+  std::set<LossLogger> loggers;
+  for (const Series& one : series) {
+    const auto& points = one.points();
+    if (std::none_of(points.begin(), points.end(),
+                     [](const MetricPoint& point) { return point.has(MetricPoint::kLoss); })) {
+      continue;
+    }
+    loggers.insert({one.path, one.host, one.format, one.rank, one.rank_is_local});
+  }
+  return {loggers.begin(), loggers.end()};
+}
+
 // What follows reading, the same for raw inputs and for records: one timeline, then
 // correlation and diagnosis.
 void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* analysis) {
@@ -151,6 +165,7 @@ void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* a
   Correlation correlation = correlate(analysis->events, analysis->states,
                                       signatures_where(*catalog.signatures, &Signature::identity));
   correlation.clock_skew_seconds = options.clock_skew_seconds;
+  correlation.loss_loggers = analysis->loss_loggers;
   for (const InputSummary& input : analysis->inputs) {
     if (!input.host.empty() &&
         (input.kind == InputKind::kKernelLog || input.kind == InputKind::kMixed)) {
@@ -190,6 +205,7 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
     for (Event& event : detect_anomalies(series, catalog.knowledge.anomaly))
       analysis.events.push_back(std::move(event));
   }
+  analysis.loss_loggers = loss_loggers(analysis.series);
   conclude(catalog, options, &analysis);
   return analysis;
 }
@@ -222,6 +238,7 @@ Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& c
   analysis.inputs = std::move(records.inputs);
   analysis.events = std::move(records.events);
   analysis.states = std::move(records.states);
+  analysis.loss_loggers = std::move(records.loss_loggers);
   conclude(catalog, options, &analysis);
   return analysis;
 }

@@ -93,6 +93,9 @@ void render_jsonl(const Analysis& analysis, std::ostream& out) {
   for (const GpuState& state : analysis.states) {
     out << dump_json(state_record(state), -1) << "\n";
   }
+  for (const LossLogger& logger : analysis.loss_loggers) {
+    out << dump_json(series_record(logger), -1) << "\n";
+  }
   for (const Event& event : analysis.events) out << dump_json(event_record(event), -1) << "\n";
 }
 

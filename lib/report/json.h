@@ -21,6 +21,10 @@ nlohmann::json event_record(const Event& event);
 //  "field_lines": {"FIELD": [line, "text"]}}
 nlohmann::json state_record(const GpuState& state);
 
+// {"record": "series", "path", "host", "format", "rank", "rank_kind", "metrics": ["loss"]}: a
+// series of one rank that logs the loss (who logs it, not the values).
+nlohmann::json series_record(const LossLogger& logger);
+
 // {"path", "host", "kind", "compression", "lines", "bytes", "error"}: an entry of "inputs".
 nlohmann::json input_json(const InputSummary& input);
 

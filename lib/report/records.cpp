@@ -61,6 +61,17 @@ json state_record(const GpuState& state) {
   return out;
 }
 
+json series_record(const LossLogger& logger) {
+  return {{"record", "series"},
+          {"path", logger.path},
+          {"host", text_or_null(logger.host)},
+          {"format", logger.format},
+          {"rank", logger.rank < 0 ? json(nullptr) : json(logger.rank)},
+          {"rank_kind",
+           logger.rank < 0 ? json(nullptr) : json(logger.rank_is_local ? "local" : "global")},
+          {"metrics", {"loss"}}};
+}
+
 json input_json(const InputSummary& input) {
   return {{"path", input.path},
           {"host", text_or_null(input.host)},
