@@ -164,11 +164,13 @@ std::string fill(const std::string& text, const Subject& subject) {
   const GpuRef& gpu = subject.gpu;
   return fill_template(text, [&](std::string_view name) -> std::optional<std::string> {
     if (name == "host") return subject.host.empty() ? "the node" : subject.host;
-    // What `nvidia-smi -i` takes: the address, else the UUID or index of a dump that showed none.
+    // What `nvidia-smi -i` takes: the address, else the UUID or index of a dump that showed none;
+    // with none known, a placeholder the reader fills in ("GPU <GPU>", "-i <GPU>"), as for
+    // gpu_index.
     if (name == "gpu") {
       if (!gpu.pci.empty()) return gpu.pci;
       if (!gpu.uuid.empty()) return gpu.uuid;
-      return gpu.index ? std::to_string(*gpu.index) : "the GPU";
+      return gpu.index ? std::to_string(*gpu.index) : "<GPU>";
     }
     if (name == "gpu_index") {
       return gpu.index         ? std::to_string(*gpu.index)
