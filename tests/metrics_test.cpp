@@ -125,7 +125,16 @@ TEST_CASE("rank prefixes behind what carried or pasted the line") {
   tag = parse_rank_prefixes("> [1,12]<stderr>:terminate called after throwing an instance of");
   REQUIRE(tag);
   CHECK(tag->rank == 12);
+  // A collector's stream label (the shape issue 15 names; no public GPU log with it was found)
+  // before the same line.
+  tag = parse_rank_prefixes(
+      "[stderr] [rank3]:[E321 02:07:08.465224069 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 3] "
+      "Exception (either an error or timeout) detected by watchdog at work: 1580");
+  REQUIRE(tag);
+  CHECK(tag->rank == 3);
+  CHECK(tag->prefix_length == 17);
   // An envelope with no tag after it is no tag.
+  CHECK_FALSE(parse_rank_prefixes("[stdout] hello"));
   CHECK_FALSE(parse_rank_prefixes("2024-07-11T12:28:23.200321639Z RuntimeError: CUDA error"));
   CHECK_FALSE(parse_rank_prefixes("[80749] hello"));
   CHECK_FALSE(parse_rank_prefixes("> > > > [rank1]: too deep"));

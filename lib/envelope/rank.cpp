@@ -118,10 +118,14 @@ std::optional<RankTag> rank_in_name(std::string_view component) {
 
 // What may stand in front of a rank tag, added by whatever carried or pasted the line: an
 // RFC 3339 stamp ("2024-05-01T12:00:00.123456789Z ", kubectl logs --timestamps and GitHub
-// Actions), a markdown quote ("> "), a bracketed number ("[80746] ", a paste's line number).
+// Actions), a markdown quote ("> "), a bracketed number ("[80746] ", a paste's line number), a
+// collector's stream label ("[stderr] ").
 // Returns its length, with the blank after it; 0 if none.
 size_t envelope_length(std::string_view line) {
   if (line.starts_with("> ")) return 2;
+  for (std::string_view stream : {"[stdout] ", "[stderr] ", "[STDOUT] ", "[STDERR] "}) {
+    if (line.starts_with(stream)) return stream.size();
+  }
   const auto digits_at = [&](size_t from, size_t count) {
     return line.size() >= from + count &&
            std::all_of(line.begin() + static_cast<long>(from),
