@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "model/captures.h"
 #include "model/text.h"
@@ -870,16 +871,81 @@ std::optional<std::string> missing_evidence(const Diagnosis& diagnosis,
   return std::nullopt;
 }
 
-// A symptom (the job's CUDA error) is collateral to the diagnosis that explains it; its cause
-// is the initiating one.
-void link_symptoms(const Correlation& correlation, std::vector<Diagnosis>* diagnoses) {
-  for (Diagnosis& symptom : *diagnoses) {
-    for (Diagnosis& cause : *diagnoses) {
-      if (!explains(cause, symptom, correlation.clock_skew_seconds)) continue;
-      symptom.role = Role::kCollateral;
-      symptom.caused_by = cause.position;
-      break;
+// The diagnoses that may explain a symptom, looked up rather than searched for: a fabric or
+// power event can give one diagnosis per GPU of a fleet, and comparing each with every other
+// would make linking quadratic. Every list is in rank order and holds the diagnoses of one class
+// that share what `explains` requires of a cause (its GPU, its host, or neither).
+class CauseIndex {
+ public:
+  explicit CauseIndex(const std::vector<Diagnosis>& diagnoses) {
+    for (size_t i = 0; i < diagnoses.size(); ++i) {
+      const Diagnosis& d = diagnoses[i];
+      const std::string& id = d.failure->id;
+      lists_[Key('c', id)].push_back(i);
+      lists_[Key('h', id, d.host)].push_back(i);
+      if (d.gpu.pci.empty()) {
+        lists_[Key('N', id)].push_back(i);
+        lists_[Key('n', id, d.host)].push_back(i);
+      } else {
+        lists_[Key('g', id, d.host, d.gpu.pci)].push_back(i);
+      }
     }
+  }
+
+  // The lists that hold every diagnosis of class `id` that can explain `symptom` (and others).
+  std::vector<const std::vector<size_t>*> Lists(const std::string& id,
+                                                const Diagnosis& symptom) const {
+    std::vector<std::string> keys;
+    const std::string& host = symptom.host;
+    if (!symptom.gpu.pci.empty()) {
+      keys.push_back(Key('g', id, host, symptom.gpu.pci));
+      if (!symptom.failure->job_wide && host.empty()) keys.push_back(Key('N', id));
+      if (!symptom.failure->job_wide && !host.empty()) {
+        keys.push_back(Key('n', id, host));
+        keys.push_back(Key('n', id, ""));
+      }
+    } else if (symptom.failure->job_wide || host.empty()) {
+      keys.push_back(Key('c', id));
+    } else {
+      keys.push_back(Key('h', id, host));
+      keys.push_back(Key('h', id, ""));
+    }
+    std::vector<const std::vector<size_t>*> lists;
+    for (const std::string& key : keys) {
+      if (auto it = lists_.find(key); it != lists_.end()) lists.push_back(&it->second);
+    }
+    return lists;
+  }
+
+ private:
+  static std::string Key(char kind, std::string_view id, std::string_view host = {},
+                         std::string_view pci = {}) {
+    return fmt::format("{}\x1f{}\x1f{}\x1f{}", kind, id, host, pci);
+  }
+
+  std::unordered_map<std::string, std::vector<size_t>> lists_;
+};
+
+// A symptom (the job's CUDA error) is collateral to the diagnosis that explains it, the first
+// in rank order; its cause is the initiating one.
+void link_symptoms(const Correlation& correlation, std::vector<Diagnosis>* diagnoses) {
+  const CauseIndex index(*diagnoses);
+  for (Diagnosis& symptom : *diagnoses) {
+    std::optional<size_t> first;
+    for (const std::string& id : symptom.failure->symptom_of) {
+      for (const std::vector<size_t>* list : index.Lists(id, symptom)) {
+        for (size_t i : *list) {
+          if (first && i >= *first) break;
+          if (explains((*diagnoses)[i], symptom, correlation.clock_skew_seconds)) {
+            first = i;
+            break;
+          }
+        }
+      }
+    }
+    if (!first) continue;
+    symptom.role = Role::kCollateral;
+    symptom.caused_by = (*diagnoses)[*first].position;
   }
   for (Diagnosis& diagnosis : *diagnoses) {
     if (diagnosis.caused_by) (*diagnoses)[*diagnosis.caused_by - 1].role = Role::kInitiating;
