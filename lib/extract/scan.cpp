@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -10,6 +12,7 @@
 #include "catalog/signatures.h"
 #include "envelope/envelope.h"
 #include "extract/extract.h"
+#include "extract/repeats.h"
 #include "extract/unrecognised.h"
 #include "metrics/metrics.h"
 #include "model/captures.h"
@@ -22,6 +25,9 @@ namespace {
 
 // Events of one kind kept per input; beyond this a flood is only counted.
 constexpr uint64_t kMaxEventsPerKind = 1000;
+
+// Lines remembered so that their repeats, a flood's lines, are counted without matching them.
+constexpr size_t kRememberedLines = 8;
 
 // The first lines of an input whose envelopes are read for its host, and how much of each.
 constexpr uint64_t kHostLines = 200;
@@ -61,8 +67,12 @@ class EventBuilder {
     if (signature.boot) {
       ++boot_;
       last_uptime_.reset();
+      ForgetRepeats();
+      line_repeatable_ = false;
       return;
     }
+    // Their events depend on the lines around them, not on the line alone.
+    if (signature.unrecognised || signature.gpu_from_previous_line) line_repeatable_ = false;
     if (signature.unrecognised && CountFlooded(line, match, journal, events)) return;
     Event event;
     event.signature = signature.id;
@@ -141,8 +151,90 @@ class EventBuilder {
 
   // Notes a shell prompt's host: the lines after it, up to the next prompt, were printed there.
   void NotePrompt(std::string_view host, uint64_t line_number) {
-    if (prompt_hosts_.empty() || prompt_hosts_.back().second != host)
+    if (prompt_hosts_.empty() || prompt_hosts_.back().second != host) {
       prompt_hosts_.emplace_back(line_number, std::string(host));
+      ForgetRepeats();  // the lines after it belong to another host
+    }
+  }
+
+  // Starts the events of one line: EndLine() then remembers what they were.
+  void BeginLine() {
+    line_floods_.clear();
+    line_outcome_.clear();
+    line_repeatable_ = true;
+  }
+
+  // Remembers a line whose events are now kept, its message starting at `message`, unless
+  // they depend on more than the line.
+  void EndLine(const Line& line, size_t message) {
+    if (!line_repeatable_ || line_floods_.empty()) return;
+    Remembered* slot = &remembered_.front();
+    for (Remembered& remembered : remembered_) {
+      if (remembered.line.SameMessage(line.text, message)) {
+        slot = &remembered;
+        break;
+      }
+      if (remembered.used < slot->used) slot = &remembered;
+    }
+    slot->line.Remember(line.text, message, line_outcome_);
+    slot->floods = line_floods_;
+    slot->recognised.reset();
+    if (last_recognised_line_ == line.number) slot->recognised = last_recognised_;
+    slot->pci.reset();
+    if (last_pci_line_ == line.number) slot->pci = last_pci_;
+    slot->used = ++uses_;
+  }
+
+  // Counts `line` if it repeats a remembered line (RepeatedLine) whose kinds have flooded and
+  // whose events are their latest: the slow path would only replace each latest event by one
+  // that differs in its line and time. Its time is read when the run of repeats ends
+  // (SettleRepeats). False if the line is to be read in full.
+  bool CountRepeat(const Line& line, std::vector<Event>* events) {
+    for (Remembered& remembered : remembered_) {
+      if (remembered.floods.empty() || !remembered.line.Repeats(line.text)) continue;
+      const size_t message = remembered.line.message();
+      for (const Flood* flood : remembered.floods) {
+        const std::string& latest = (*events)[flood->latest].evidence.text;
+        if (flood->lines < kMaxEventsPerKind || !remembered.line.SameMessage(latest, message)) {
+          return false;
+        }
+      }
+      remembered.line.Advance(line.text);
+      remembered.used = ++uses_;
+      for (Flood* flood : remembered.floods) {
+        ++flood->lines;
+        Event& latest = (*events)[flood->latest];
+        ++latest.count;
+        latest.evidence.line = line.number;
+        latest.evidence.text.assign(line.text);
+        if (flood->prefix_length == 0) unsettled_.push_back(flood);
+        flood->prefix_length = message;
+      }
+      if (remembered.recognised) {
+        last_recognised_ = *remembered.recognised;
+        last_recognised_line_ = line.number;
+      }
+      if (remembered.pci) {
+        last_pci_ = *remembered.pci;
+        last_pci_line_ = line.number;
+      }
+      last_report_line_ = line.number;
+      repeat_prefix_.assign(line.text.substr(0, message));
+      repeating_ = true;
+      return true;
+    }
+    return false;
+  }
+
+  // Ends a run of repeats: their kinds' latest events get the time of their line, and the
+  // clock moves on to the last one's.
+  void SettleRepeats(std::vector<Event>* events) {
+    if (!repeating_) return;
+    repeating_ = false;
+    const LinePrefix envelope = ReadEnvelope(repeat_prefix_);
+    for (Flood* flood : unsettled_) SettleTime(flood, events);
+    unsettled_.clear();
+    NoteUptime(envelope);
   }
 
   // The host the latest shell prompt before line `line_number` named, or "".
@@ -155,17 +247,10 @@ class EventBuilder {
     return after == prompt_hosts_.begin() ? "" : std::prev(after)->second;
   }
 
-  // The times of the latest lines of flooded unrecognised kinds, which CountFlooded left.
+  // The times of the latest lines of flooded kinds, which CountFlooded and CountRepeat left.
   void SettleTimes(std::vector<Event>* events) {
-    for (auto& [name, kind] : floods_) {
-      if (kind.prefix_length == 0) continue;
-      Event& latest = (*events)[kind.latest];
-      latest.evidence.time =
-          parse_prefix(std::string_view(latest.evidence.text).substr(0, kind.prefix_length), year_)
-              .time;
-      if (year_from_input_) latest.evidence.time.year_assumed = false;
-      kind.prefix_length = 0;
-    }
+    SettleRepeats(events);
+    for (auto& [name, kind] : floods_) SettleTime(&kind, events);
   }
 
   // The host of lines that name none: the one host the input names itself (its syslog or NCCL
@@ -175,10 +260,30 @@ class EventBuilder {
   }
 
  private:
+  struct Flood {
+    uint64_t lines = 0;
+    size_t latest = 0;               // index of the kind's latest stored event
+    bool every_line_follows = true;  // each line came right after a recognised one (kFollows)
+    size_t prefix_length = 0;        // of the latest line's envelope, whose time is not read yet
+  };
+
+  // A line read in full whose repeats CountRepeat counts: the kinds of its events, and what it
+  // left for the lines after it.
+  struct Remembered {
+    extract_internal::RepeatedLine line;
+    std::vector<Flood*> floods;             // into floods_, whose nodes stay put
+    std::optional<std::string> recognised;  // last_recognised_ after it, if it set it
+    std::optional<std::string> pci;         // last_pci_ after it, if it set it
+    uint64_t used = 0;                      // when last remembered or counted
+  };
+
   // What stands before the match, or the journal record's envelope.
   LinePrefix Envelope(const Line& line, const SignatureMatch& match, const LinePrefix* journal) {
     if (journal) return *journal;
-    const std::string_view prefix = line.text.substr(0, match.begin);
+    return ReadEnvelope(line.text.substr(0, match.begin));
+  }
+
+  LinePrefix ReadEnvelope(std::string_view prefix) {
     if (auto year = find_year(prefix)) {
       year_ = *year;
       year_from_input_ = true;
@@ -186,6 +291,28 @@ class EventBuilder {
     LinePrefix envelope = parse_prefix(prefix, year_);
     if (year_from_input_) envelope.time.year_assumed = false;
     return envelope;
+  }
+
+  // The time of a flooded kind's latest line, when it was left to be read.
+  void SettleTime(Flood* kind, std::vector<Event>* events) const {
+    if (kind->prefix_length == 0) return;
+    Event& latest = (*events)[kind->latest];
+    const LinePrefix envelope =
+        parse_prefix(std::string_view(latest.evidence.text).substr(0, kind->prefix_length), year_);
+    latest.evidence.time = envelope.time;
+    if (year_from_input_) latest.evidence.time.year_assumed = false;
+    if (auto it = latest.fields.find(std::string(capture::kBootSeconds));
+        it != latest.fields.end() && envelope.boot_seconds) {
+      it->second = std::to_string(*envelope.boot_seconds);
+    }
+    kind->prefix_length = 0;
+  }
+
+  void ForgetRepeats() {
+    for (Remembered& remembered : remembered_) {
+      remembered.line.Forget();
+      remembered.floods.clear();
+    }
   }
 
   // A kernel's time since boot that falls back by more than kUptimeSlack seconds is a new
@@ -196,7 +323,10 @@ class EventBuilder {
       uptime = envelope.time.seconds;
     }
     if (!uptime) return;
-    if (last_uptime_ && *uptime + kUptimeSlack < *last_uptime_) ++boot_;
+    if (last_uptime_ && *uptime + kUptimeSlack < *last_uptime_) {
+      ++boot_;
+      ForgetRepeats();
+    }
     last_uptime_ = uptime;
   }
 
@@ -258,7 +388,9 @@ class EventBuilder {
   void Keep(Event event, std::vector<Event>* events) {
     const bool unrecognised = event.fields.contains(std::string(capture::kTemplate));
     const uint64_t kept = unrecognised ? kMaxEventsPerTemplate : kMaxEventsPerKind;
-    Flood& flood = floods_[KindOf(event)];
+    const std::string kind = KindOf(event);
+    Flood& flood = floods_[kind];
+    NoteOutcome(kind, event, &flood);
     flood.every_line_follows =
         flood.every_line_follows && event.fields.contains(std::string(capture::kFollows));
     if (++flood.lines <= kept) {
@@ -270,14 +402,21 @@ class EventBuilder {
     event.count = latest.count + 1;
     if (!flood.every_line_follows) event.fields.erase(std::string(capture::kFollows));
     latest = std::move(event);
+    flood.prefix_length = 0;  // its time is read
   }
 
-  struct Flood {
-    uint64_t lines = 0;
-    size_t latest = 0;               // index of the kind's latest stored event
-    bool every_line_follows = true;  // each line came right after a recognised one (kFollows)
-    size_t prefix_length = 0;        // of the latest line's envelope, whose time is not read yet
-  };
+  // Notes what a line's event was, but for its time, for EndLine().
+  void NoteOutcome(const std::string& kind, const Event& event, Flood* flood) {
+    const auto field = [&](std::string_view name) {
+      auto it = event.fields.find(std::string(name));
+      return it == event.fields.end() ? std::string() : it->second;
+    };
+    line_outcome_ += kind;
+    line_outcome_ += '\n' + (event.rank ? std::to_string(*event.rank) : std::string()) + '\n' +
+                     field(capture::kLocalRank) + '\n' + field(capture::kBoot) + '\n' + event.host +
+                     '\x1e';
+    line_floods_.push_back(flood);
+  }
 
   static std::optional<int> global_rank(const std::string& path) {
     auto tag = rank_from_path(path);
@@ -306,6 +445,15 @@ class EventBuilder {
   int boot_ = 0;
   std::optional<double> last_uptime_;
   extract_internal::TemplateMemo template_memo_;
+  // Repeats: the remembered lines, what the line being read gave, and the run being counted.
+  std::array<Remembered, kRememberedLines> remembered_;
+  uint64_t uses_ = 0;
+  std::vector<Flood*> line_floods_;
+  std::string line_outcome_;
+  bool line_repeatable_ = true;
+  std::vector<Flood*> unsettled_;  // kinds whose latest time CountRepeat left unread
+  std::string repeat_prefix_;      // the envelope of the run's latest line
+  bool repeating_ = false;
 };
 
 // A line that may start a wrapped message ("continues"), with the lines after it, each held
@@ -416,6 +564,13 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     // A kernel log holds no training metrics: once that is clear, stop looking for them.
     if (!kernel_log) kernel_log = sniffer.decided() && sniffer.kind() == InputKind::kKernelLog;
     if (!kernel_log) metrics.Feed(line.text, line.number);
+    // A flood's line that repeats one read in full costs no more than a line that matches
+    // nothing.
+    if (!journal && !wrapped.active() && !states.InDump() &&
+        builder.CountRepeat(line, &result.events)) {
+      continue;
+    }
+    builder.SettleRepeats(&result.events);
     matches.clear();
     heads.clear();
     signatures.Match(line.text, &matches, &heads);
@@ -441,7 +596,14 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
       heads.clear();
       continue;
     }
-    for (const SignatureMatch& match : matches) builder.Add(line, match, envelope, &result.events);
+    if (matches.empty()) continue;
+    builder.BeginLine();
+    size_t message = line.text.size();
+    for (const SignatureMatch& match : matches) {
+      builder.Add(line, match, envelope, &result.events);
+      message = std::min(message, match.begin);
+    }
+    if (!journal) builder.EndLine(line, message);
   }
   if (wrapped.active()) wrapped.Release(&builder, &result.events, /*keep_last=*/false);
   builder.SettleTimes(&result.events);
