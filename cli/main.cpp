@@ -71,7 +71,7 @@ std::string one_line(std::string_view message) {
       out += "0123456789abcdef"[byte & 0xf];
     }
   }
-  return out;
+  return faultline::printable(out);  // C1 controls and bytes that are not UTF-8
 }
 
 int fail(const std::string& message) {

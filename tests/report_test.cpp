@@ -2,6 +2,7 @@
 #include "report/report.h"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <regex>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
 #include "diagnose/diagnose.h"
+#include "log_folder.h"
 #include "pipeline/progress.h"
 #include "report/json.h"
 #include "report/timeline_svg.h"
@@ -346,4 +348,64 @@ TEST_CASE("text: the incident's timeline runs from the first event to the collat
         std::string::npos);
   CHECK(timeline.back().find("no time  #2 cuda-ecc-error  [rank3]: RuntimeError: CUDA error") !=
         std::string::npos);
+}
+
+namespace {
+
+// Whether `text` is UTF-8 (RFC 3629) with no control character but newline (and tab where
+// `tabs`): no C0, no DEL, no C1. Written apart from the renderers' own check on purpose.
+bool clean_utf8(const std::string& text, bool tabs, std::string* why) {
+  for (size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+    uint32_t code = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+    for (size_t k = 1; k < n; ++k) {
+      const auto c = i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+      if ((c & 0xC0) != 0x80) n = 0;
+      code = (code << 6) | (c & 0x3F);
+    }
+    const bool overlong =
+        (n == 2 && code < 0x80) || (n == 3 && code < 0x800) || (n == 4 && code < 0x10000);
+    const bool control =
+        code < 0x20 ? !(code == '\n' || (tabs && code == '\t')) : (code >= 0x7F && code < 0xA0);
+    if (n == 0 || overlong || control || (code >= 0xD800 && code < 0xE000) || code > 0x10FFFF) {
+      *why = fmt::format("byte {} (0x{:02x})", i, b);
+      return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("issue 20: every format is clean UTF-8 for hostile paths and lines") {
+  LogFolder logs;
+  // An OSC 52 clipboard write in a folder name; an 8-bit CSI as U+009B and as a raw byte, a
+  // lone surrogate, a truncated sequence and an overlong slash in the line.
+  logs.Write("node\x1b]52;c;aGk=\x07/kern.log",
+             "[ 100.000001] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=py\xc2\x9b"
+             "31m\x9b"
+             "2J\xed\xa0\x80\xe2\x82 \xc0\xaf, GPU has fallen off the bus.\n");
+  const Analysis analysis = analyze({logs.path()}, catalog());
+  REQUIRE_FALSE(analysis.diagnoses.empty());
+  std::ostringstream text, verbose;
+  render_text(analysis, {false, false, 0}, text);
+  render_text(analysis, {false, true, 0}, verbose);
+  const std::pair<std::string, std::string> outputs[] = {
+      {"text", text.str()},
+      {"text --verbose", verbose.str()},
+      {"markdown", render(render_markdown, analysis)},
+      {"github", render(render_github, analysis)},
+      {"html", render(render_html, analysis)}};
+  for (const auto& [format, out] : outputs) {
+    std::string why;
+    CHECK_MESSAGE(clean_utf8(out, format == "html", &why), format << ": " << why);
+    const bool escape = out.find('\x1b') != std::string::npos;
+    CHECK_MESSAGE(!escape, format);
+  }
+  CHECK(printable("a\xc2\x9b"
+                  "b\x9b"
+                  "c\xed\xa0\x80") == "a\uFFFDb\uFFFDc\uFFFD\uFFFD\uFFFD");
+  CHECK(printable("caf\xc3\xa9 \xf0\x9f\x94\xa5\tx") == "caf\xc3\xa9 \xf0\x9f\x94\xa5 x");
 }

@@ -153,58 +153,97 @@ std::string_view lane_title(Lane lane) {
 
 namespace {
 
-bool is_control(char c) {
-  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// The length of the well-formed UTF-8 sequence at the start of `text` (RFC 3629: no overlong
+// forms, no surrogates, nothing past U+10FFFF), 0 if it is not one.
+size_t utf8_length(std::string_view text) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const auto continuation = [&](size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  if (lead >= 0xC2 && lead <= 0xDF) return continuation(1) ? 2 : 0;
+  if (lead >= 0xE0 && lead <= 0xEF) {
+    if (!continuation(1) || !continuation(2)) return 0;
+    if (lead == 0xE0 && byte(1) < 0xA0) return 0;   // overlong
+    if (lead == 0xED && byte(1) >= 0xA0) return 0;  // a surrogate
+    return 3;
+  }
+  if (lead >= 0xF0 && lead <= 0xF4) {
+    if (!continuation(1) || !continuation(2) || !continuation(3)) return 0;
+    if (lead == 0xF0 && byte(1) < 0x90) return 0;   // overlong
+    if (lead == 0xF4 && byte(1) >= 0x90) return 0;  // past U+10FFFF
+    return 4;
+  }
+  return 0;
 }
 
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+// Appends `text` as valid UTF-8 without controls: C0 and C1 control characters (an escape
+// sequence, an 8-bit CSI), DEL and bytes that are not UTF-8 become U+FFFD, one per byte; a tab
+// becomes a space unless `keep` holds it, as it holds a newline.
+void append_printable(std::string_view text, std::string_view keep, std::string* out) {
+  out->reserve(out->size() + text.size());
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    const size_t length = utf8_length(text.substr(i));
+    const bool c1 = length == 2 && static_cast<unsigned char>(c) == 0xC2 &&
+                    static_cast<unsigned char>(text[i + 1]) < 0xA0;
+    const bool plain = length == 1 && static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+    if (length > 1 && !c1) {
+      out->append(text.substr(i, length));
+    } else if (plain || keep.find(c) != std::string_view::npos) {
+      *out += c;
+    } else if (c == '\t') {
+      *out += ' ';
+    } else {
+      *out += kReplacement;
+    }
+    i += std::max<size_t>(length, 1);
+  }
+}
 
 }  // namespace
 
 std::string printable(std::string_view text) {
   std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '\t') {
-      out += ' ';
-    } else if (is_control(c)) {
-      out += kReplacement;
-    } else {
-      out += c;
-    }
-  }
+  append_printable(text, "", &out);
   return out;
 }
 
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
+  size_t plain = 0;  // the start of the text not yet appended
+  const auto flush = [&](size_t until) {
+    // Control characters would be parse errors; newlines in attribute values are fine.
+    append_printable(text.substr(plain, until - plain), "\n\t", &out);
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    std::string_view entity;
+    switch (text[i]) {
       case '&':
-        out += "&amp;";
+        entity = "&amp;";
         break;
       case '<':
-        out += "&lt;";
+        entity = "&lt;";
         break;
       case '>':
-        out += "&gt;";
+        entity = "&gt;";
         break;
       case '"':
-        out += "&quot;";
+        entity = "&quot;";
         break;
       case '\'':
-        out += "&#39;";
+        entity = "&#39;";
         break;
       default:
-        // Control characters would be parse errors; newlines in attribute values are fine.
-        if (is_control(c) && c != '\n' && c != '\t') {
-          out += kReplacement;
-        } else {
-          out += c;
-        }
+        continue;
     }
+    flush(i);
+    out += entity;
+    plain = i + 1;
   }
+  flush(text.size());
   return out;
 }
 

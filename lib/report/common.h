@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/pipeline.h"
+#include "report/report.h"
 
 namespace faultline {
 
@@ -44,12 +45,7 @@ std::vector<TimelineEntry> incident_timeline(const Analysis& analysis, size_t pe
 inline constexpr Lane kLanes[] = {Lane::kHardware, Lane::kCuda, Lane::kNccl, Lane::kJob};
 std::string_view lane_title(Lane lane);
 
-// `text` with control characters (an escape sequence in a log line, binary junk) shown as U+FFFD
-// and tabs as spaces, so that printing it cannot drive the terminal or break a line format.
-std::string printable(std::string_view text);
-
-// Text for HTML element content and attribute values; control characters other than tab and
-// newline shown as U+FFFD.
+// Text for HTML element content and attribute values: printable() that keeps tabs and newlines.
 std::string html_escape(std::string_view text);
 
 }  // namespace faultline

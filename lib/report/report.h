@@ -37,6 +37,12 @@ void render_jsonl(const Analysis& analysis, std::ostream& out);
 // verify, and an SVG timeline of the events behind them.
 void render_html(const Analysis& analysis, std::ostream& out);
 
+// `text` as valid UTF-8 with control characters (an escape sequence in a log line, an 8-bit
+// CSI, binary junk) and bytes that are not UTF-8 shown as U+FFFD and tabs as spaces, so that
+// printing it cannot drive the terminal or break a line format. Every renderer passes log text,
+// paths and captures through it (or html_escape).
+std::string printable(std::string_view text);
+
 // The progress line of a long read, "faultline: 1.2 GiB read, 310.0 MiB/s · PATH", cut to
 // `width` columns.
 std::string progress_line(std::string_view path, uint64_t bytes, double seconds, size_t width);

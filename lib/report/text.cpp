@@ -184,7 +184,7 @@ void render_evidence(const Diagnosis& d, const TextOptions& options, const Write
       options.verbose ? d.evidence.size() : std::min(d.evidence.size(), kFoldedEvidence);
   for (size_t i = 0; i < shown; ++i) {
     const Evidence& e = d.evidence[i];
-    const std::string where = fmt::format("{}:{}  ", e.path, e.line);
+    const std::string where = fmt::format("{}:{}  ", printable(e.path), e.line);
     // A wrapped message's evidence is its lines: each after the first on a row of its own,
     // under the first.
     const size_t newline = e.text.find('\n');
