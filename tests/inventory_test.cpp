@@ -120,3 +120,14 @@ TEST_CASE("inventory: a GPU the driver could not initialise is the cause of its 
   CHECK(missing->role == Role::kCollateral);
   CHECK(missing->caused_by == init->position);
 }
+
+TEST_CASE("inventory: an nvidia-smi -q dump lists its GPUs by address") {
+  const Analysis analysis = analyze_text(std::string(kLspci) +
+                                         "Attached GPUs                             : 1\n"
+                                         "GPU 00000000:2D:00.0\n"
+                                         "    Product Name                          : Tesla "
+                                         "V100-SXM2-32GB\n");
+  const Diagnosis* missing = find(analysis, "gpu-missing-from-nvidia-smi");
+  REQUIRE(missing);
+  CHECK(missing->gpu.pci == "0000:32:00.0");
+}

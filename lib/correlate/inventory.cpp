@@ -8,10 +8,12 @@
 namespace faultline {
 namespace {
 
-// The nvidia-smi outputs that list every GPU the driver has, unless told to show one (-i).
+// The nvidia-smi outputs that list every GPU the driver has, unless told to show one (-i); of
+// -q, the blocks under a GPU line (a pasted section without it may be any one GPU's).
 bool lists_all_gpus(const GpuState& state) {
   const std::string& by = state.source.signature;
-  return by == "nvidia-smi-L" || by == "nvidia-smi-table" || by == "nvidia-smi-q";
+  return by == "nvidia-smi-L" || by == "nvidia-smi-table" ||
+         (by == "nvidia-smi-q" && !state.gpu.pci.empty());
 }
 
 Event missing_event(const Evidence& evidence, const std::string& host, size_t installed,
