@@ -1213,8 +1213,8 @@ GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-abcdefab-cdef-abdc-abcd-abababababab)
   CHECK(Field(states[1], "nvlink.errors.total") == "0");
 }
 
-// `nvidia-smi -L` and `nvlink --status` (NVIDIA/k8s-test-infra#371, verbatim) have the GPU line
-// but no counter: no snapshot.
+// `nvlink --status` (NVIDIA/k8s-test-infra#371, verbatim) has the GPU line but no counter: no
+// snapshot (a GPU line with no "Link" line under it is `nvidia-smi -L`'s, inventory_test.cpp).
 TEST_CASE("state sources: GPU lines without NVLink counters make no snapshot") {
   const std::string_view status =
       R"(GPU 0: NVIDIA GB200 (UUID: GPU-d1b93026-6d5b-03bd-3a71-f85b47a61bde)

@@ -27,6 +27,7 @@ constexpr Key kSignatureKeys[] = {
     {"boot"},
     {"gpu_from_previous_line"},
     {"collective_timeout"},
+    {"installed_gpu"},
     {"unrecognised"},
     {"continues"},
 };

@@ -138,6 +138,7 @@ std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry
   signature->gpu_from_previous_line = bool_or(entry, "gpu_from_previous_line");
   signature->boot = bool_or(entry, "boot");
   signature->collective_timeout = bool_or(entry, "collective_timeout");
+  signature->installed_gpu = bool_or(entry, "installed_gpu");
   signature->unrecognised = bool_or(entry, "unrecognised");
   if (signature->unrecognised && signature->fallback) {
     *error = R"("unrecognised" and "fallback" exclude each other)";

@@ -48,6 +48,9 @@ struct Signature {
   // A collective that timed out waiting for the other ranks: the ranks that did not time out,
   // or that enqueued fewer collectives, held it up (correlate.h, find_stragglers).
   bool collective_timeout = false;
+  // Names by its PCI address a GPU that the host has (lspci's listing, the driver's lines about
+  // one GPU): nvidia-smi should list it (correlate.h, find_missing_gpus).
+  bool installed_gpu = false;
   // A last resort for lines that look like errors (or like harmless look-alikes of them) and
   // that no other signature, fallbacks included, matched. Of several, the first in table order
   // yields, so a table lists its look-alikes before the broad patterns.

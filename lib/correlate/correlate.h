@@ -82,6 +82,19 @@ std::vector<Event> detect_anomalies(const Series& series, const AnomalyParameter
 std::vector<Event> find_stragglers(const std::vector<Event>& events,
                                    const std::vector<std::string>& collective_timeouts);
 
+// The GPUs a host has that nvidia-smi does not list. Installed: the addresses that the host's
+// lines of `installed_signatures` name (lspci's listing, the driver's lines about one GPU; the
+// tables mark them "installed_gpu"). Listed: the GPUs of the host's nvidia-smi outputs that list
+// every GPU (-L, -q blocks under a GPU line, the default table), a UUID placed by the driver's line
+// that names it with its address. Where a host has both: one event per installed address that is
+// not listed, on that GPU, with the line that named it as evidence; or, when a listed GPU's address
+// is not known, one event for the host if fewer GPUs are listed than installed, with the first
+// listed GPU's line. Fields: "installed" and "listed", the two counts. Nothing where one side is
+// absent.
+std::vector<Event> find_missing_gpus(const std::vector<Event>& events,
+                                     const std::vector<GpuState>& states,
+                                     const std::vector<std::string>& installed_signatures);
+
 // A rank of the job and the GPU it ran on.
 struct RankLink {
   int rank = 0;

@@ -112,7 +112,9 @@ namespace faultline::derived {
 // Events made by code rather than by a line signature; a table names them in "events" and
 // its classes may name them in conditions.
 inline constexpr std::string_view kRankBehind = "nccl-rank-behind";  // correlate/stragglers
-inline constexpr std::string_view kLossNan = "loss-nan";             // correlate/anomaly, all
+// correlate/inventory
+inline constexpr std::string_view kGpuMissing = "gpu-missing-from-nvidia-smi";
+inline constexpr std::string_view kLossNan = "loss-nan";  // correlate/anomaly, all
 inline constexpr std::string_view kGradNormNan = "grad-norm-nan";
 inline constexpr std::string_view kLossSpike = "loss-spike";
 inline constexpr std::string_view kGradNormSpike = "grad-norm-spike";

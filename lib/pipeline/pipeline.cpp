@@ -154,11 +154,17 @@ void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* a
   align_times(&analysis->events, &analysis->states, options.tz);
   // Derived from every rank's lines together: made afresh from what this run has (records
   // from one node carry that node's guess).
-  std::erase_if(analysis->events,
-                [](const Event& event) { return event.signature == derived::kRankBehind; });
+  std::erase_if(analysis->events, [](const Event& event) {
+    return event.signature == derived::kRankBehind || event.signature == derived::kGpuMissing;
+  });
   for (Event& event :
        find_stragglers(analysis->events,
                        signatures_where(*catalog.signatures, &Signature::collective_timeout))) {
+    analysis->events.push_back(std::move(event));
+  }
+  for (Event& event :
+       find_missing_gpus(analysis->events, analysis->states,
+                         signatures_where(*catalog.signatures, &Signature::installed_gpu))) {
     analysis->events.push_back(std::move(event));
   }
   decode_nvlink5(catalog.knowledge, &analysis->events);

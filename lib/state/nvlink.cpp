@@ -68,6 +68,7 @@ void NvlinkReader::Feed(std::string_view text, uint64_t line_number) {
   }
   if (line.starts_with("Link ")) {
     if (!block_) StartBlock(text, line_number);
+    has_link_lines_ = true;
     if (TakeLink(line, text, line_number)) return;
   }
   EndBlock();
@@ -81,6 +82,7 @@ void NvlinkReader::StartBlock(std::string_view text, uint64_t line_number) {
                             .text = std::string(text),
                             .signature = "nvidia-smi-nvlink"};
   has_links_ = false;
+  has_link_lines_ = false;
 }
 
 // "Link 17: CRC Errors: 0": adds the count to the GPU's sum of that counter; false for any
@@ -113,9 +115,15 @@ bool NvlinkReader::TakeLink(std::string_view line, std::string_view text, uint64
 }
 
 void NvlinkReader::EndBlock() {
+  // A GPU line with its UUID and no link lines is a line of `nvidia-smi -L`: the GPU is listed.
+  if (block_ && !has_link_lines_ && block_->gpu.uuid.starts_with("GPU-")) {
+    block_->source.signature = "nvidia-smi-L";
+    has_links_ = true;
+  }
   if (block_ && has_links_) out_->push_back(std::move(*block_));
   block_.reset();
   has_links_ = false;
+  has_link_lines_ = false;
 }
 
 }  // namespace faultline::state_internal

@@ -1,4 +1,4 @@
-// The `nvidia-smi nvlink -e` reader behind StateReader.
+// The `nvidia-smi nvlink -e` and `nvidia-smi -L` reader behind StateReader.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +19,10 @@ bool IsNvlinkField(std::string_view field);
 // between links. One GpuState per GPU, known by its index, product and UUID; each counter is
 // summed over the links ("nvlink.errors.replay", "nvlink.errors.recovery", "nvlink.errors.crc"),
 // and all of them ("nvlink.errors.total"). Link lines pasted without their GPU line make a
-// GpuState of no GPU.
+// GpuState of no GPU. A GPU line with its UUID and no "Link" line under it is a line of
+// `nvidia-smi -L` (docs/formats/nvidia.md 4.8): a GpuState of that GPU with no field, its source
+// "nvidia-smi-L". The MIG lines under a GPU of -L (`  MIG 1g.10gb     Device  0: (UUID:
+// MIG-...)`) are partitions of it and are passed over.
 class NvlinkReader {
  public:
   // Appends each GPU's snapshot to *out.
@@ -44,6 +47,8 @@ class NvlinkReader {
   std::vector<GpuState>* out_;
   std::optional<GpuState> block_;
   bool has_links_ = false;  // whether the open block read a counter, else it was no dump
+  // Whether any "Link" line followed the GPU line (`nvlink --status` has no counter).
+  bool has_link_lines_ = false;
 };
 
 }  // namespace faultline::state_internal

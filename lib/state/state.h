@@ -1,6 +1,6 @@
 // Device state dumps (nvidia-smi -q text and -q -x XML, nvidia-smi CSV queries, dcgm-exporter
-// scrapes, dcgmi health and diag reports, nvidia-smi nvlink -e and the default nvidia-smi table)
-// -> GpuState snapshots.
+// scrapes, dcgmi health and diag reports, nvidia-smi nvlink -e and -L, and the default nvidia-smi
+// table) -> GpuState snapshots.
 #pragma once
 
 #include <cstdint>
