@@ -56,9 +56,14 @@ struct Level {
   }
 };
 
+// libarchive's message, on one line (some end in "\n").
 std::string ErrorOf(archive* reader) {
   const char* why = archive_error_string(reader);
-  return why != nullptr ? why : "the archive ends early";
+  std::string line = why != nullptr ? why : "the archive ends early";
+  std::replace_if(
+      line.begin(), line.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
+  line.erase(line.find_last_not_of(' ') + 1);
+  return line;
 }
 
 // Hands libarchive the next block of the level's input; EIO when the input failed (a truncated

@@ -38,7 +38,8 @@ void ReadAll(const std::string& path, uint64_t max_bytes) {
     FUZZ_CHECK(member.reader->bytes() <= max_bytes);
     text_bytes += member.reader->bytes();
     const std::string& why = member.reader->error();
-    FUZZ_CHECK(why.empty() || (why.starts_with(name + ": ") && why.find('\n') == std::string::npos));
+    FUZZ_CHECK(why.empty() ||
+               (why.starts_with(name + ": ") && why.find('\n') == std::string::npos));
     member.reader.reset();
   }
   FUZZ_CHECK(text_bytes <= max_bytes);
