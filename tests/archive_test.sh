@@ -16,19 +16,27 @@ source "$(dirname "$0")/lib.sh"
 # A copy, so that every file and member has the same modification time (syslog dates take
 # their year from it).
 cp -r "$root/samples/job64-xid95" "$scratch/job"
-# Three ways archives are made: with the folder as top folder (named like the archive), with
-# "./" names, and GitHub's artifact zip (the files at its root).
+# The ways archives are made: with the folder as top folder (named like the archive, as an
+# sosreport's .tar.xz is), with "./" names, and GitHub's artifact zip (the files at its root);
+# a zip64 one too, whose members carry zip's "no date" (the archive file's time serves).
 tar -C "$scratch" --sort=name -czf "$scratch/job.tar.gz" job
+tar -C "$scratch" --sort=name -cJf "$scratch/job.tar.xz" job
 tar -C "$scratch/job" --sort=name --zstd -cf "$scratch/job-dot.tar.zst" .
-python3 - "$scratch/job" "$scratch/job.zip" <<'EOF'
+python3 - "$scratch/job" "$scratch" <<'EOF'
 import os, sys, zipfile
 folder, out = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-    for dirpath, dirnames, filenames in sorted(os.walk(folder)):
-        dirnames.sort()
-        for name in sorted(filenames):
-            path = os.path.join(dirpath, name)
-            archive.write(path, os.path.relpath(path, folder))
+for name, zip64 in (("job.zip", False), ("job64.zip", True)):
+    with zipfile.ZipFile(os.path.join(out, name), "w", zipfile.ZIP_DEFLATED) as archive:
+        for dirpath, dirnames, filenames in sorted(os.walk(folder)):
+            dirnames.sort()
+            for file in sorted(filenames):
+                path = os.path.join(dirpath, file)
+                info = os.path.relpath(path, folder)
+                if not zip64:
+                    info = zipfile.ZipInfo.from_file(path, info)
+                    info.compress_type = zipfile.ZIP_DEFLATED
+                with open(path, "rb") as data, archive.open(info, "w", force_zip64=zip64) as member:
+                    member.write(data.read())
 EOF
 
 # diagnose NAME ARGS...: the JSON report in $scratch/NAME.json, with input paths cut to the part
@@ -37,13 +45,13 @@ diagnose() {
   local name=$1
   shift
   "$faultline" diagnose --format json --fail-on never "$@" 2>"$scratch/$name.err" |
-    sed -e "s|$scratch/job.tar.gz!job/||g" -e "s|$scratch/job-dot.tar.zst!||g" \
-      -e "s|$scratch/job.zip!||g" -e "s|$scratch/job/||g" >"$scratch/$name.json"
+    sed -e "s|$scratch/job.tar.[gx]z!job/||g" -e "s|$scratch/job-dot.tar.zst!||g" \
+      -e "s|$scratch/job\(64\)\{0,1\}.zip!||g" -e "s|$scratch/job/||g" >"$scratch/$name.json"
 }
 diagnose folder "$scratch/job"
 check "folder: diagnosed" jq -e '.diagnoses[0].id == "ecc-uncontained" and
   .diagnoses[0].subject.host == "gpu-node-104"' "$scratch/folder.json" >/dev/null
-for archive in job.tar.gz job-dot.tar.zst job.zip; do
+for archive in job.tar.gz job.tar.xz job-dot.tar.zst job.zip job64.zip; do
   diagnose "$archive" "$scratch/$archive"
   check "$archive: the folder's JSON" cmp -s "$scratch/folder.json" "$scratch/$archive.json"
   check "$archive: no warnings" test ! -s "$scratch/$archive.err"

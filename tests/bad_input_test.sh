@@ -397,6 +397,7 @@ size=$(wc -c <"$scratch/whole.tar.gz")
 head -c $((size * 6 / 10)) "$scratch/whole.tar.gz" >"$scratch/cut.tar.gz"
 { head -c 1024 "$scratch/big.tar"; head -c 100000 /dev/urandom; } >"$scratch/junk.tar"
 { printf 'PK\003\004'; head -c 100000 /dev/urandom; } >"$scratch/junk.zip"
+{ printf '7z\274\257\047\034'; head -c 1000 /dev/urandom; } >"$scratch/junk.7z"
 
 measure "evil.tar" diagnose --format json "$scratch/evil.tar"
 check "evil.tar: the good member diagnosed" top_is "$scratch/evil.tar.out" row-remap-failure
@@ -439,6 +440,10 @@ check "zip bomb: the ratio cap" grep -qF \
   "bomb.zip!bomb.log.zst: the archive grew past 1000 times its own size (a decompression bomb?); reading it stopped after" \
   "$scratch/zip bomb.err"
 check "zip bomb: the next input still read" top_is "$scratch/zip bomb.out" row-remap-failure
+run "7z" diagnose --format json "$scratch/junk.7z" "$good"
+check "7z: refused with a warning" grep -qF \
+  "junk.7z: a 7z archive, not read (faultline reads tar and zip archives; extract it first)" "$scratch/7z.err"
+check "7z: the next input still read" top_is "$scratch/7z.out" row-remap-failure
 for junk in junk.tar junk.zip; do
   run "$junk" diagnose --format json "$scratch/$junk" "$good"
   check "$junk: a warning naming it" grep -qF "$junk" "$scratch/$junk.err"

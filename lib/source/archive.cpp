@@ -15,6 +15,9 @@ namespace faultline::source_internal {
 namespace {
 
 constexpr size_t kBlockBytes = size_t{64} * 1024;
+// Member times before 1980-01-02 are no dates: zip's "none" (DOS time 0, 1980-01-01) and the
+// epoch of reproducible tarballs. The archive's own time stands in for them.
+constexpr int64_t kFirstDate = 315'619'200;
 
 // What every level of one archive input shares: its caps and why reading stopped.
 struct Budget {
@@ -325,7 +328,8 @@ bool ArchiveMembers::OpenMember(Level* level, archive_entry* entry, const std::s
       MakeLineReader(name, unwrapped.compression,
                      std::make_unique<TextStream>(std::move(unwrapped.stream), &budget_), left);
   member->folders = std::move(folders);
-  member->mtime = archive_entry_mtime_is_set(entry) ? archive_entry_mtime(entry) : 0;
+  const int64_t mtime = archive_entry_mtime_is_set(entry) ? archive_entry_mtime(entry) : 0;
+  member->mtime = mtime >= kFirstDate ? mtime : 0;
   return true;
 }
 

@@ -64,7 +64,9 @@ struct Member {
   // The folders above a member inside its archives ("node17", "kernel"), the top folder named
   // like its archive (x/ of x.tar.gz) left out; empty for a file.
   std::vector<std::string> folders;
-  int64_t mtime = 0;  // a member's modification time as its archive records it; 0 if unknown
+  // A member's modification time as its archive records it; 0 if it records none (the
+  // archive file's own time serves then).
+  int64_t mtime = 0;
 };
 
 // A command-line input opened: a file (plain or compressed, as LineReader::Open reads it), or an
