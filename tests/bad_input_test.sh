@@ -384,6 +384,13 @@ with zipfile.ZipFile(os.path.join(scratch, "whole.zip"), "w", zipfile.ZIP_DEFLAT
     z.writestr("b/kern.log", xid)
 data = open(os.path.join(scratch, "whole.zip"), "rb").read()
 open(os.path.join(scratch, "nocd.zip"), "wb").write(data[: data.index(b"PK\x01\x02")])
+# A stored member whose data no longer matches its CRC, then a good one.
+with zipfile.ZipFile(os.path.join(scratch, "crc.zip"), "w", zipfile.ZIP_STORED) as z:
+    z.writestr("a/kern.log", b"first line\n" * 10)
+    z.writestr("b/kern.log", xid)
+data = bytearray(open(os.path.join(scratch, "crc.zip"), "rb").read())
+data[data.index(b"first line")] = ord("F")
+open(os.path.join(scratch, "crc.zip"), "wb").write(bytes(data))
 # A member over --max-bytes, then another.
 with tarfile.open(os.path.join(scratch, "big.tar"), "w") as tar:
     add(tar, "big.log", xid + filler)
@@ -426,6 +433,12 @@ check "nocd.zip: every member read" jq -e '.inputs | length == 2' "$scratch/nocd
 check "nocd.zip: diagnosed" top_is "$scratch/nocd.zip.out" row-remap-failure
 check "nocd.zip: says where it ends" grep -qF "nocd.zip: the archive ends early; anything after b/kern.log is lost" \
   "$scratch/nocd.zip.err"
+run "bad CRC" diagnose --format json "$scratch/crc.zip"
+check "bad CRC: one warning naming the member" grep -qF "crc.zip!a/kern.log: ZIP bad CRC" \
+  "$scratch/bad CRC.err"
+check "bad CRC: its lines and the next member read" \
+  jq -e '[.inputs[].lines] == [10, 1]' "$scratch/bad CRC.out" >/dev/null
+check "bad CRC: diagnosed" top_is "$scratch/bad CRC.out" row-remap-failure
 run "member over --max-bytes" diagnose --format json --max-bytes 1K "$scratch/big.tar"
 check "member over --max-bytes: the member stops" grep -qF \
   "big.tar!big.log: stopped after 1 KiB of text (--max-bytes); the rest is not read" \

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 namespace faultline::source_internal {
@@ -49,7 +50,7 @@ struct Level {
   std::unique_ptr<char[]> block{new char[kBlockBytes]};
   archive* reader = nullptr;
   std::string last;     // the last member read, for a warning on damage
-  bool failed = false;  // damage was found, and warned of, while a member was read
+  bool failed = false;  // the member being read hit damage, and its reader warned of it
 
   Level() = default;
   Level(const Level&) = delete;
@@ -89,22 +90,45 @@ la_ssize_t ReadBlock(archive* reader, void* client, const void** buffer) {
   return static_cast<la_ssize_t>(got);
 }
 
-// The data of the member a level is at.
+// The data of the member a level is at, block by block as libarchive hands it over. A check
+// that fails at the member's end (a zip's bad CRC) comes with its last block, which is still
+// read (archive_read_data() would drop it). Sparse members' holes are left out, not filled with
+// NULs.
 class MemberStream final : public ByteStream {
  public:
   explicit MemberStream(Level* level) : level_(level) {}
   size_t Read(char* data, size_t size) override {
-    if (!error_.empty()) return 0;
-    const la_ssize_t got = archive_read_data(level_->reader, data, size);
-    if (got >= 0) return static_cast<size_t>(got);
-    error_ = ErrorOf(level_->reader);
-    level_->failed = true;
-    return 0;
+    while (left_ == 0) {
+      if (done_) return 0;
+      const void* block = nullptr;
+      la_int64_t offset = 0;
+      const int rc = archive_read_data_block(level_->reader, &block, &left_, &offset);
+      if (rc == ARCHIVE_EOF) {
+        done_ = true;
+      } else if (rc < ARCHIVE_OK) {
+        done_ = true;
+        error_ = ErrorOf(level_->reader);
+        level_->failed = true;
+      }
+      if (rc == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+        next_ = static_cast<const char*>(block);
+      } else {
+        left_ = 0;
+      }
+    }
+    const size_t n = std::min(size, left_);
+    std::memcpy(data, next_, n);
+    next_ += n;
+    left_ -= n;
+    return n;
   }
   const std::string& error() const override { return error_; }
 
  private:
   Level* level_;
+  const char* next_ = nullptr;  // the unread part of libarchive's current block
+  size_t left_ = 0;
+  bool done_ = false;
   std::string error_;
 };
 
@@ -239,11 +263,10 @@ bool ArchiveMembers::Next(Member* member, std::vector<std::string>* warnings) {
                             (level.last.empty() ? "; no member could be read"
                                                 : "; anything after " + level.last + " is lost"));
       }
-      // Damage inside a member is damage to the archive it was read from.
-      if (rc != ARCHIVE_EOF && levels_.size() > 1) levels_[levels_.size() - 2]->failed = true;
       levels_.pop_back();
       continue;
     }
+    level.failed = false;  // a member's damage (a bad CRC) need not end the archive
     const char* raw_name = archive_entry_pathname(entry);
     const std::string name = Shown(raw_name != nullptr ? raw_name : "");
     const std::string shown = level.name + "!" + name;
