@@ -347,4 +347,120 @@ run "absurd together" diagnose --format json "$scratch/absurd-q.txt" "$scratch/a
   "$scratch/absurd-kern.log"
 check "absurd together: valid JSON" valid_json "$scratch/absurd together.out"
 
+# --- Hostile archives: a warning naming archive and member, bounded memory, and the diagnosis
+# of what could be read. The archives are made with Python's tarfile and zipfile. ---
+python3 - "$scratch" "$xid64" <<'PY'
+import io, os, sys, tarfile, zipfile
+scratch, xid = sys.argv[1], sys.argv[2].encode() + b"\n"
+filler = b"".join(b"[ 12.345678] filler line %d\n" % i for i in range(40000))
+
+def add(tar, name, data=b"", **fields):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    for key, value in fields.items():
+        setattr(info, key, value)
+    tar.addfile(info, io.BytesIO(data))
+
+# Names that climb out or are absolute, a symlink, a hard link, a device: none opened.
+with tarfile.open(os.path.join(scratch, "evil.tar"), "w", format=tarfile.GNU_FORMAT) as tar:
+    add(tar, "../../etc/passwd", xid)
+    add(tar, "/etc/shadow", xid)
+    add(tar, "link.log", type=tarfile.SYMTYPE, linkname="/etc/passwd")
+    add(tar, "good.log", xid)
+    add(tar, "hard.log", type=tarfile.LNKTYPE, linkname="good.log")
+    add(tar, "null", type=tarfile.CHRTYPE, devmajor=1, devminor=3)
+# 100,000 empty members: reading stops at the member cap.
+with tarfile.open(os.path.join(scratch, "many.tar.gz"), "w:gz") as tar:
+    add(tar, "first.log", xid)
+    for i in range(100000):
+        add(tar, "empty/%06d.log" % i)
+# The Xid, then two members; cut inside the second.
+with tarfile.open(os.path.join(scratch, "whole.tar.gz"), "w:gz") as tar:
+    add(tar, "node1/kern.log", xid + filler)
+    add(tar, "node2/kern.log", filler + filler)
+# A zip whose central directory is lost: every member is still read.
+with zipfile.ZipFile(os.path.join(scratch, "whole.zip"), "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("a/kern.log", filler)
+    z.writestr("b/kern.log", xid)
+data = open(os.path.join(scratch, "whole.zip"), "rb").read()
+open(os.path.join(scratch, "nocd.zip"), "wb").write(data[: data.index(b"PK\x01\x02")])
+# A stored member whose data no longer matches its CRC, then a good one.
+with zipfile.ZipFile(os.path.join(scratch, "crc.zip"), "w", zipfile.ZIP_STORED) as z:
+    z.writestr("a/kern.log", b"first line\n" * 10)
+    z.writestr("b/kern.log", xid)
+data = bytearray(open(os.path.join(scratch, "crc.zip"), "rb").read())
+data[data.index(b"first line")] = ord("F")
+open(os.path.join(scratch, "crc.zip"), "wb").write(bytes(data))
+# A member over --max-bytes, then another.
+with tarfile.open(os.path.join(scratch, "big.tar"), "w") as tar:
+    add(tar, "big.log", xid + filler)
+    add(tar, "after.log", xid)
+PY
+# A zip bomb: 1 GiB of text as a zstd member (~100 kB) of a zip.
+yes '[ 4242.000001] bomb: filler line of a kernel log, again and again' | head -c 1G |
+  zstd -q -1 -T0 -c >"$scratch/bomb.log.zst"
+(cd "$scratch" && python3 -c 'import zipfile; zipfile.ZipFile("bomb.zip", "w").write("bomb.log.zst")')
+size=$(wc -c <"$scratch/whole.tar.gz")
+head -c $((size * 6 / 10)) "$scratch/whole.tar.gz" >"$scratch/cut.tar.gz"
+{ head -c 1024 "$scratch/big.tar"; head -c 100000 /dev/urandom; } >"$scratch/junk.tar"
+{ printf 'PK\003\004'; head -c 100000 /dev/urandom; } >"$scratch/junk.zip"
+{ printf '7z\274\257\047\034'; head -c 1000 /dev/urandom; } >"$scratch/junk.7z"
+
+measure "evil.tar" diagnose --format json "$scratch/evil.tar"
+check "evil.tar: the good member diagnosed" top_is "$scratch/evil.tar.out" row-remap-failure
+check "evil.tar: only the good member read" jq -e --arg a "$scratch/evil.tar" \
+  '[.inputs[].path] == [$a + "!good.log"]' "$scratch/evil.tar.out" >/dev/null
+for warning in "evil.tar!../../etc/passwd: a member path that is absolute or holds '..', not read" \
+  "evil.tar!/etc/shadow: a member path that is absolute or holds '..', not read" \
+  "evil.tar!link.log: a symbolic link, not followed" "evil.tar!hard.log: a hard link, not followed" \
+  "evil.tar!null: not a regular file, not read"; do
+  check "evil.tar: warns '$warning'" grep -qF "$warning" "$scratch/evil.tar.err"
+done
+measure "many members" diagnose --format json "$scratch/many.tar.gz"
+check "many members: diagnosed" top_is "$scratch/many members.out" row-remap-failure
+check "many members: one warning at the cap" grep -qF \
+  "many.tar.gz!empty/009999.log: not read, nor the members after it: the archive has more than 10000 members" \
+  "$scratch/many members.err"
+measure "cut.tar.gz" diagnose --format json "$scratch/cut.tar.gz"
+check "cut.tar.gz: diagnosed" top_is "$scratch/cut.tar.gz.out" row-remap-failure
+check "cut.tar.gz: one warning" test "$(lines_of "$scratch/cut.tar.gz.err")" = 1
+check "cut.tar.gz: the warning names the member cut" \
+  grep -qF "cut.tar.gz!node2/kern.log: truncated gzip stream" "$scratch/cut.tar.gz.err"
+check "cut.tar.gz: the lines before the cut" jq -e '.inputs | length == 2 and .[1].lines > 1000' \
+  "$scratch/cut.tar.gz.out" >/dev/null
+run "nocd.zip" diagnose --format json "$scratch/nocd.zip"
+check "nocd.zip: every member read" jq -e '.inputs | length == 2' "$scratch/nocd.zip.out" >/dev/null
+check "nocd.zip: diagnosed" top_is "$scratch/nocd.zip.out" row-remap-failure
+check "nocd.zip: says where it ends" grep -qF "nocd.zip: the archive ends early; anything after b/kern.log is lost" \
+  "$scratch/nocd.zip.err"
+run "bad CRC" diagnose --format json "$scratch/crc.zip"
+check "bad CRC: one warning naming the member" grep -qF "crc.zip!a/kern.log: ZIP bad CRC" \
+  "$scratch/bad CRC.err"
+check "bad CRC: its lines and the next member read" \
+  jq -e '[.inputs[].lines] == [10, 1]' "$scratch/bad CRC.out" >/dev/null
+check "bad CRC: diagnosed" top_is "$scratch/bad CRC.out" row-remap-failure
+run "member over --max-bytes" diagnose --format json --max-bytes 1K "$scratch/big.tar"
+check "member over --max-bytes: the member stops" grep -qF \
+  "big.tar!big.log: stopped after 1 KiB of text (--max-bytes); the rest is not read" \
+  "$scratch/member over --max-bytes.err"
+check "member over --max-bytes: the archive's total stops" grep -qF \
+  "big.tar!after.log: not read, nor the members after it: the archive's members reached 1 KiB of text (--max-bytes)" \
+  "$scratch/member over --max-bytes.err"
+check "member over --max-bytes: diagnosed" top_is "$scratch/member over --max-bytes.out" \
+  row-remap-failure
+measure "zip bomb" diagnose --format json "$scratch/bomb.zip" "$good"
+check "zip bomb: the ratio cap" grep -qF \
+  "bomb.zip!bomb.log.zst: the archive grew past 1000 times its own size (a decompression bomb?); reading it stopped after" \
+  "$scratch/zip bomb.err"
+check "zip bomb: the next input still read" top_is "$scratch/zip bomb.out" row-remap-failure
+run "7z" diagnose --format json "$scratch/junk.7z" "$good"
+check "7z: refused with a warning" grep -qF \
+  "junk.7z: a 7z archive, not read (faultline reads tar and zip archives; extract it first)" "$scratch/7z.err"
+check "7z: the next input still read" top_is "$scratch/7z.out" row-remap-failure
+for junk in junk.tar junk.zip; do
+  run "$junk" diagnose --format json "$scratch/$junk" "$good"
+  check "$junk: a warning naming it" grep -qF "$junk" "$scratch/$junk.err"
+  check "$junk: the next input still read" top_is "$scratch/$junk.out" row-remap-failure
+done
+
 finish

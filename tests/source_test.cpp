@@ -478,5 +478,86 @@ TEST_CASE("source: expand_inputs walks folders in order and skips what it should
   CHECK(warnings == std::vector<std::string>{missing + ": No such file or directory"});
 }
 
+// A ustar member as POSIX describes it: a 512-byte header (octal fields, its checksum summed
+// with the checksum field as spaces), then the data padded to 512 bytes.
+std::string TarMember(const std::string& name, const std::string& data, char type = '0') {
+  std::string header(512, '\0');
+  auto field = [&header](size_t at, const std::string& value) {
+    header.replace(at, value.size(), value);
+  };
+  auto octal = [](uint64_t value, size_t width) {
+    std::string digits(width - 1, '0');
+    for (size_t i = width - 1; i-- > 0; value /= 8) digits[i] = static_cast<char>('0' + value % 8);
+    return digits;
+  };
+  field(0, name);
+  field(100, octal(0644, 8));
+  field(124, octal(data.size(), 12));
+  field(136, octal(1733149800, 12));  // 2024-12-02 14:30 UTC
+  header[156] = type;
+  field(257, std::string("ustar\0"
+                         "00",
+                         8));
+  field(148, "        ");
+  uint64_t sum = 0;
+  for (char c : header) sum += static_cast<unsigned char>(c);
+  field(148, octal(sum, 7));
+  std::string padded = data;
+  padded.resize((data.size() + 511) / 512 * 512, '\0');
+  return header + padded;
+}
+
+TEST_CASE("source: an archive yields its regular members, named ARCHIVE!member") {
+  TempDir dir;
+  const std::string tar = dir.Write(
+      "logs.tar", TarMember("logs/node17/kern.log", "one\ntwo\n") + TarMember("logs/", "", '5') +
+                      TarMember("logs/link", "", '2') + TarMember("../x.log", "three\n") +
+                      TarMember("logs/ci/node18/train.log", "four\n") + std::string(1024, '\0'));
+  std::string error;
+  std::unique_ptr<Input> input = Input::Open(tar, &error);
+  REQUIRE(input != nullptr);
+  CHECK(input->archive());
+  std::vector<std::string> warnings;
+  Member member;
+  REQUIRE(input->Next(&member, &warnings));
+  CHECK(member.reader->path() == tar + "!logs/node17/kern.log");
+  // logs/ is the archive's own top folder (named like it); node17 names the host.
+  CHECK(member.folders == std::vector<std::string>{"node17"});
+  CHECK(member.mtime == 1733149800);
+  Line line;
+  REQUIRE(member.reader->Next(&line));
+  CHECK(line.text == "one");
+  member.reader.reset();  // the rest of the member is skipped
+  REQUIRE(input->Next(&member, &warnings));
+  CHECK(member.reader->path() == tar + "!logs/ci/node18/train.log");
+  CHECK(member.folders == std::vector<std::string>{"ci", "node18"});
+  member.reader.reset();
+  CHECK_FALSE(input->Next(&member, &warnings));
+  CHECK(warnings == std::vector<std::string>{
+                        tar + "!logs/link: a symbolic link, not followed",
+                        tar + "!../x.log: a member path that is absolute or holds '..', not read"});
+}
+
+TEST_CASE("source: a file is its only member, even with 'ustar' where a tar's magic is") {
+  TempDir dir;
+  std::string text(257, 'x');
+  text += "ustar and more text\n";
+  text.resize(600, 'y');
+  const std::string path = dir.Write("looks-like-tar.log", text + "\n");
+  std::string error;
+  std::unique_ptr<Input> input = Input::Open(path, &error);
+  REQUIRE(input != nullptr);
+  CHECK_FALSE(input->archive());
+  std::vector<std::string> warnings;
+  Member member;
+  REQUIRE(input->Next(&member, &warnings));
+  CHECK(member.reader->path() == path);
+  CHECK(member.folders.empty());
+  CHECK(member.reader->compression() == "none");
+  member.reader.reset();
+  CHECK_FALSE(input->Next(&member, &warnings));
+  CHECK(warnings.empty());
+}
+
 }  // namespace
 }  // namespace faultline

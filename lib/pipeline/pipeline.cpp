@@ -78,14 +78,27 @@ std::string folder_host(const std::string& root, const std::string& file,
   return "";
 }
 
-// Syslog dates carry no year: take the file's modification year, else this year.
-int year_for(const std::string& path) {
+// Syslog dates carry no year: take the file's modification year (a member's as its archive
+// records it), else this year.
+int year_for(const std::string& path, int64_t mtime) {
   struct stat info {};
-  const std::time_t t =
-      path != "-" && stat(path.c_str(), &info) == 0 ? info.st_mtime : std::time(nullptr);
+  std::time_t t = std::time(nullptr);
+  if (mtime != 0) {
+    t = static_cast<std::time_t>(mtime);
+  } else if (path != "-" && stat(path.c_str(), &info) == 0) {
+    t = info.st_mtime;
+  }
   std::tm tm{};
   gmtime_r(&t, &tm);
   return tm.tm_year + 1900;
+}
+
+// The host named by a member's folders inside its archive, by the rule of folder_host.
+std::string member_host(const std::vector<std::string>& folders) {
+  for (const std::string& folder : folders) {
+    if (!names_a_kind(folder)) return folder;
+  }
+  return "";
 }
 
 // The ids of the signatures that carry a role key.
@@ -97,25 +110,42 @@ std::vector<std::string> signatures_where(const SignatureSet& signatures, bool S
   return ids;
 }
 
-// One input read: what it yielded, or why it could not be opened.
-struct InputOutcome {
-  ScanResult scan;
-  std::string open_error;
-};
-
 // An input to read and the host its lines belong to unless they name their own.
 struct InputJob {
   std::string path;
   std::string host;
 };
 
+// One input read: what it yielded, or why it could not be opened, or an archive whose members
+// are read when it is taken, one after the other in archive order, so that their findings are
+// added in that order and never wait in memory together.
+struct InputOutcome {
+  ScanResult scan;
+  std::string open_error;
+  std::unique_ptr<Input> archive;
+};
+
+ScanResult scan_member(Member member, const InputJob& job, const Catalog& catalog,
+                       ProgressTracker* tracker) {
+  std::unique_ptr<LineReader> reader = std::move(member.reader);
+  if (tracker) reader = tracker->Wrap(std::move(reader));
+  const std::string host = job.host.empty() ? member_host(member.folders) : job.host;
+  return scan_input(*reader, *catalog.signatures, {host, year_for(job.path, member.mtime)});
+}
+
 InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t max_bytes,
                         ProgressTracker* tracker) {
   InputOutcome outcome;
-  std::unique_ptr<LineReader> reader = LineReader::Open(job.path, &outcome.open_error, max_bytes);
-  if (!reader) return outcome;
-  if (tracker) reader = tracker->Wrap(std::move(reader));
-  outcome.scan = scan_input(*reader, *catalog.signatures, {job.host, year_for(job.path)});
+  std::unique_ptr<Input> input = Input::Open(job.path, &outcome.open_error, max_bytes);
+  if (!input) return outcome;
+  if (input->archive()) {
+    outcome.archive = std::move(input);
+    return outcome;
+  }
+  Member member;
+  std::vector<std::string> none;  // a file is its only member: nothing to warn of
+  input->Next(&member, &none);
+  outcome.scan = scan_member(std::move(member), job, catalog, tracker);
   return outcome;
 }
 
@@ -132,6 +162,16 @@ void add_input(InputOutcome outcome, Analysis* analysis) {
   for (Series& series : scan.series) analysis->series.push_back(std::move(series));
   share_points(&analysis->series, kSeriesPointBudget, kMinPointsPerRunSeries);
   analysis->inputs.push_back(std::move(scan.input));
+}
+
+void add_members(Input* archive, const InputJob& job, const Catalog& catalog,
+                 ProgressTracker* tracker, Analysis* analysis) {
+  Member member;
+  while (archive->Next(&member, &analysis->warnings)) {
+    InputOutcome outcome;
+    outcome.scan = scan_member(std::move(member), job, catalog, tracker);
+    add_input(std::move(outcome), analysis);
+  }
 }
 
 // The series that log the training loss, once per input, format and rank (not per segment).
@@ -205,7 +245,14 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
       [&](size_t i) {
         return read_input(jobs[i], catalog, options.max_bytes, tracker ? &*tracker : nullptr);
       },
-      [&](size_t, InputOutcome outcome) { add_input(std::move(outcome), &analysis); });
+      [&](size_t i, InputOutcome outcome) {
+        if (outcome.archive) {
+          add_members(outcome.archive.get(), jobs[i], catalog, tracker ? &*tracker : nullptr,
+                      &analysis);
+        } else {
+          add_input(std::move(outcome), &analysis);
+        }
+      });
   // Anomalies of the training metrics are events like any other; none names a GPU.
   for (const Series& series : analysis.series) {
     for (Event& event : detect_anomalies(series, catalog.knowledge.anomaly))
@@ -222,24 +269,29 @@ Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& c
   Records records;
   for (const std::string& path : expand_inputs(paths, &analysis.warnings)) {
     std::string error;
-    std::unique_ptr<LineReader> reader = LineReader::Open(path, &error, options.max_bytes);
-    if (!reader) {
+    std::unique_ptr<Input> input = Input::Open(path, &error, options.max_bytes);
+    if (!input) {
       analysis.warnings.push_back(error);
       continue;
     }
-    Line line;
-    bool read_any = false;
-    while (reader->Next(&line)) {
-      if (line.text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      if (read_record(line.text, &records, &error)) {
-        read_any = true;
-      } else {
-        analysis.warnings.push_back(path + ":" + std::to_string(line.number) +
-                                    ": not a faultline record: " + error);
+    Member member;
+    while (input->Next(&member, &analysis.warnings)) {
+      LineReader& reader = *member.reader;
+      Line line;
+      bool read_any = false;
+      while (reader.Next(&line)) {
+        if (line.text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        if (read_record(line.text, &records, &error)) {
+          read_any = true;
+        } else {
+          analysis.warnings.push_back(reader.path() + ":" + std::to_string(line.number) +
+                                      ": not a faultline record: " + error);
+        }
       }
+      if (!reader.error().empty()) analysis.warnings.push_back(reader.error());
+      if (read_any) ++analysis.readable_inputs;
+      member.reader.reset();
     }
-    if (!reader->error().empty()) analysis.warnings.push_back(reader->error());
-    if (read_any) ++analysis.readable_inputs;
   }
   analysis.inputs = std::move(records.inputs);
   analysis.events = std::move(records.events);

@@ -1,12 +1,14 @@
 #include "source/source.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <set>
 #include <system_error>
 #include <utility>
 
+#include "source/archive.h"
 #include "source/decode.h"
 
 namespace faultline {
@@ -14,6 +16,10 @@ namespace {
 
 using source_internal::ByteStream;
 using source_internal::Compression;
+using source_internal::Container;
+using source_internal::PeekStream;
+using source_internal::SizeName;
+using source_internal::Unwrapped;
 
 namespace fs = std::filesystem;
 
@@ -72,17 +78,6 @@ bool LooksBinary(std::string_view head) {
 
 std::string Plural(uint64_t count, std::string_view noun) {
   return std::to_string(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
-}
-
-// "16 GiB", "100 MiB", "1000 bytes": the largest binary unit that states `bytes` exactly.
-std::string SizeName(uint64_t bytes) {
-  constexpr std::string_view kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-  size_t unit = 0;
-  while (unit + 1 < std::size(kUnits) && bytes >= 1024 && bytes % 1024 == 0) {
-    bytes /= 1024;
-    ++unit;
-  }
-  return std::to_string(bytes) + " " + std::string(kUnits[unit]);
 }
 
 class LineReaderImpl final : public LineReader {
@@ -270,33 +265,154 @@ void Walk(const fs::path& dir, std::set<fs::path>* visited, std::vector<std::str
   }
 }
 
-}  // namespace
+// Counts the bytes read from a file, for the compression-ratio cap of an archive. Atomic: a
+// compressed file is read on the read-ahead thread.
+class CountingStream final : public ByteStream {
+ public:
+  CountingStream(std::unique_ptr<ByteStream> input, std::shared_ptr<std::atomic<uint64_t>> count)
+      : input_(std::move(input)), count_(std::move(count)) {}
+  size_t Read(char* data, size_t size) override {
+    const size_t got = input_->Read(data, size);
+    *count_ += got;
+    return got;
+  }
+  const std::string& error() const override { return input_->error(); }
 
-std::unique_ptr<LineReader> LineReader::Open(const std::string& path, std::string* error,
-                                             uint64_t max_bytes) {
+ private:
+  std::unique_ptr<ByteStream> input_;
+  std::shared_ptr<std::atomic<uint64_t>> count_;
+};
+
+// Opens the file `path` and undoes its compression or UTF-16; counts its bytes in *raw_bytes.
+bool OpenFile(const std::string& path, std::shared_ptr<std::atomic<uint64_t>> raw_bytes,
+              Unwrapped* out, std::string* error) {
   auto input = source_internal::FileInput::Open(path, error);
-  if (input == nullptr) return nullptr;
-  std::string_view head = input->Peek(kMagicBytes);
+  if (input == nullptr) return false;
+  input->Peek(kMagicBytes);
   if (!input->error().empty()) {
     *error = path + ": " + input->error();
-    return nullptr;
-  }
-  Compression compression = source_internal::SniffCompression(head);
-  const auto utf16 = source_internal::SniffUtf16(head);
-  const bool regular_file = input->regular_file();
-  std::string why;
-  auto stream = utf16 ? source_internal::Utf16ToUtf8(*utf16, std::move(input), &why)
-                      : source_internal::MakeDecoder(compression, std::move(input), &why);
-  if (stream == nullptr) {
-    *error = path + ": " + why;
-    return nullptr;
+    return false;
   }
   // Decompression is most of the work of a compressed input: give it a core of its own. Plain
   // text is read faster than a thread could hand it over.
-  if (compression != Compression::kNone && regular_file) {
-    stream = source_internal::ReadAhead(std::move(stream));
+  const bool read_ahead = input->regular_file();
+  std::string why;
+  auto counted = std::make_unique<CountingStream>(std::move(input), std::move(raw_bytes));
+  if (!source_internal::Unwrap(std::make_unique<PeekStream>(std::move(counted)), read_ahead, out,
+                               &why)) {
+    *error = path + ": " + why;
+    return false;
   }
-  return std::make_unique<LineReaderImpl>(path, compression, std::move(stream), max_bytes);
+  return true;
+}
+
+// An input that is not an archive: one member, the file itself.
+class FileMembers final : public Input {
+ public:
+  explicit FileMembers(std::unique_ptr<LineReader> reader) : reader_(std::move(reader)) {}
+  bool archive() const override { return false; }
+  bool Next(Member* member, std::vector<std::string>* /*warnings*/) override {
+    if (reader_ == nullptr) return false;
+    *member = Member{std::move(reader_), {}, 0};
+    return true;
+  }
+
+ private:
+  std::unique_ptr<LineReader> reader_;
+};
+
+}  // namespace
+
+namespace source_internal {
+
+std::string SizeName(uint64_t bytes) {
+  constexpr std::string_view kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  size_t unit = 0;
+  while (unit + 1 < std::size(kUnits) && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return std::to_string(bytes) + " " + std::string(kUnits[unit]);
+}
+
+std::string_view PeekStream::Peek(size_t size) {
+  size_t have = head_.size();
+  if (have >= size) return std::string_view(head_).substr(0, size);
+  head_.resize(size);
+  while (have < size) {
+    const size_t got = input_->Read(head_.data() + have, size - have);
+    if (got == 0) break;
+    have += got;
+  }
+  head_.resize(have);
+  return head_;
+}
+
+size_t PeekStream::Read(char* data, size_t size) {
+  if (head_.empty()) return input_->Read(data, size);
+  const size_t n = std::min(size, head_.size());
+  std::memcpy(data, head_.data(), n);
+  head_.erase(0, n);
+  return n;
+}
+
+bool Unwrap(std::unique_ptr<PeekStream> input, bool read_ahead, Unwrapped* out, std::string* why) {
+  const std::string_view head = input->Peek(kMagicBytes);
+  if (const auto utf16 = SniffUtf16(head)) {
+    auto text = Utf16ToUtf8(*utf16, std::move(input), why);
+    if (text == nullptr) return false;
+    out->stream = std::make_unique<PeekStream>(std::move(text));
+    return true;
+  }
+  out->compression = SniffCompression(head);
+  std::unique_ptr<PeekStream> decoded = std::move(input);
+  if (out->compression != Compression::kNone) {
+    auto stream = MakeDecoder(out->compression, std::move(decoded), why);
+    if (stream == nullptr) return false;
+    if (read_ahead) stream = ReadAhead(std::move(stream));
+    decoded = std::make_unique<PeekStream>(std::move(stream));
+  }
+  out->container = SniffContainer(decoded->Peek(kContainerMagicBytes));
+  out->stream = std::move(decoded);
+  return true;
+}
+
+std::unique_ptr<LineReader> MakeLineReader(std::string path, Compression compression,
+                                           std::unique_ptr<ByteStream> stream, uint64_t max_bytes) {
+  return std::make_unique<LineReaderImpl>(std::move(path), compression, std::move(stream),
+                                          max_bytes);
+}
+
+}  // namespace source_internal
+
+std::unique_ptr<LineReader> LineReader::Open(const std::string& path, std::string* error,
+                                             uint64_t max_bytes) {
+  Unwrapped unwrapped;
+  if (!OpenFile(path, std::make_shared<std::atomic<uint64_t>>(0), &unwrapped, error)) {
+    return nullptr;
+  }
+  return std::make_unique<LineReaderImpl>(path, unwrapped.compression, std::move(unwrapped.stream),
+                                          max_bytes);
+}
+
+std::unique_ptr<Input> Input::Open(const std::string& path, std::string* error,
+                                   uint64_t max_bytes) {
+  auto raw_bytes = std::make_shared<std::atomic<uint64_t>>(0);
+  Unwrapped unwrapped;
+  if (!OpenFile(path, raw_bytes, &unwrapped, error)) return nullptr;
+  switch (unwrapped.container) {
+    case Container::kTar:
+    case Container::kZip:
+      return source_internal::OpenArchive(path, std::move(unwrapped), std::move(raw_bytes),
+                                          max_bytes, error);
+    case Container::kSevenZip:
+      *error = path + ": " + std::string(source_internal::kSevenZipRefused);
+      return nullptr;
+    case Container::kNone:
+      break;
+  }
+  return std::make_unique<FileMembers>(std::make_unique<LineReaderImpl>(
+      path, unwrapped.compression, std::move(unwrapped.stream), max_bytes));
 }
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args,

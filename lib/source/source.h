@@ -49,6 +49,45 @@ class LineReader {
   virtual const std::string& error() const = 0;
 };
 
+// Caps of an archive input (besides --max-bytes, which holds per member and for all its members
+// together): entries read, archives opened inside each other, and how many times its text may
+// outgrow the archive's own bytes once kArchiveRatioAfterBytes have come out.
+inline constexpr uint64_t kMaxArchiveMembers = 10'000;
+inline constexpr int kMaxArchiveDepth = 4;
+inline constexpr uint64_t kMaxArchiveRatio = 1000;
+inline constexpr uint64_t kArchiveRatioAfterBytes = uint64_t{16} << 20;
+
+// One stream of lines of an input: the only one of a file, or a regular file inside an archive.
+struct Member {
+  // path() is the file's path, or "ARCHIVE!member/path" ("a.zip!b.tar.gz!node1/kern.log").
+  std::unique_ptr<LineReader> reader;
+  // The folders above a member inside its archives ("node17", "kernel"), the top folder named
+  // like its archive (x/ of x.tar.gz) left out; empty for a file.
+  std::vector<std::string> folders;
+  // A member's modification time as its archive records it; 0 if it records none (the
+  // archive file's own time serves then).
+  int64_t mtime = 0;
+};
+
+// A command-line input opened: a file (plain or compressed, as LineReader::Open reads it), or an
+// archive (tar, plain or compressed; zip), recognised by its bytes, whose regular-file members
+// are read in archive order without extracting anything. A member that is itself compressed or
+// an archive is opened in turn. Symlinks, hard links, devices and member paths that are
+// absolute or hold ".." are never opened, only named in a warning.
+class Input {
+ public:
+  // On failure returns nullptr and sets *error to a one-line reason that names the path.
+  static std::unique_ptr<Input> Open(const std::string& path, std::string* error,
+                                     uint64_t max_bytes = kDefaultMaxBytes);
+  virtual ~Input() = default;
+
+  virtual bool archive() const = 0;
+  // The next member; false at the end. An archive is read in one pass: the previous member's
+  // reader must be destroyed first. Members left out, caps reached and damage found add a
+  // one-line warning each to *warnings, naming the archive and the member.
+  virtual bool Next(Member* member, std::vector<std::string>* warnings) = 0;
+};
+
 // Expands command-line arguments into inputs: files as given, folders recursively in sorted
 // order (symlink loops are not followed twice), "-" as is. Paths that do not exist or cannot
 // be listed add a one-line warning to *warnings and are left out.
