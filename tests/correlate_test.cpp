@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "builtin_catalog.h"
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
 #include "log_folder.h"
@@ -22,16 +23,6 @@ using namespace faultline;
 namespace fs = std::filesystem;
 
 namespace {
-
-const Catalog& catalog() {
-  static const Catalog* loaded = [] {
-    auto* c = new Catalog();
-    std::string error;
-    REQUIRE(load_catalog({}, c, &error));
-    return c;
-  }();
-  return *loaded;
-}
 
 const Diagnosis* find(const Analysis& analysis, std::string_view id) {
   for (const Diagnosis& d : analysis.diagnoses) {

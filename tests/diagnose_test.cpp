@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "builtin_catalog.h"
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
 #include "log_folder.h"
@@ -15,16 +16,6 @@
 using namespace faultline;
 
 namespace {
-
-const Catalog& catalog() {
-  static const Catalog* loaded = [] {
-    auto* c = new Catalog();
-    std::string error;
-    REQUIRE(load_catalog({}, c, &error));
-    return c;
-  }();
-  return *loaded;
-}
 
 Analysis run(const std::vector<std::string>& paths) {
   return analyze(paths, catalog());

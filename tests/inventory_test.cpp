@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "builtin_catalog.h"
 #include "catalog/tables.h"
 #include "pipeline/pipeline.h"
 #include "state/state.h"
@@ -14,16 +15,6 @@ using namespace faultline;
 namespace fs = std::filesystem;
 
 namespace {
-
-const Catalog& catalog() {
-  static const Catalog* loaded = [] {
-    auto* c = new Catalog();
-    std::string error;
-    REQUIRE(load_catalog({}, c, &error));
-    return c;
-  }();
-  return *loaded;
-}
 
 // Two V100s on the bus (AliyunContainerService/gpushare-scheduler-extender#175).
 constexpr std::string_view kLspci =

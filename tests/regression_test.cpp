@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "builtin_catalog.h"
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
 #include "envelope/envelope.h"
@@ -48,16 +49,6 @@ const SignatureSet& builtin_signatures() {
     return built;
   }();
   return *set;
-}
-
-const Catalog& catalog() {
-  static const Catalog* loaded = [] {
-    auto* built = new Catalog();
-    std::string error;
-    REQUIRE_MESSAGE(load_catalog({}, built, &error), error);
-    return built;
-  }();
-  return *loaded;
 }
 
 const std::string* field(const SignatureMatch& match, std::string_view name) {

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "builtin_catalog.h"
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
 #include "diagnose/diagnose.h"
@@ -18,16 +19,6 @@
 using namespace faultline;
 
 namespace {
-
-const Catalog& catalog() {
-  static const Catalog* loaded = [] {
-    auto* c = new Catalog();
-    std::string error;
-    REQUIRE(load_catalog({}, c, &error));
-    return c;
-  }();
-  return *loaded;
-}
 
 // The gpu-off-bus sample: gpu-off-bus on 0000:4c:00.0 (20:41:46 to 20:42:10, +02:00), then a
 // fatal PCIe error on 0000:4a:00.0 (20:41:46), both on gpu-node-031.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "builtin_catalog.h"
 #include "catalog/tables.h"
 #include "diagnose/diagnose.h"
 #include "log_folder.h"
@@ -16,16 +17,6 @@ using namespace faultline;
 using faultline::extract_internal::line_template;
 
 namespace {
-
-const Catalog& catalog() {
-  static const Catalog* loaded = [] {
-    auto* built = new Catalog();
-    std::string error;
-    REQUIRE_MESSAGE(load_catalog({}, built, &error), error);
-    return built;
-  }();
-  return *loaded;
-}
 
 const Diagnosis* find(const Analysis& analysis, const std::string& id) {
   for (const Diagnosis& diagnosis : analysis.diagnoses) {
