@@ -1,6 +1,7 @@
 // faultline's command line: argument handling and exit codes, nothing else.
 #include <malloc.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -139,11 +140,13 @@ class ProgressLine {
 };
 
 // Reads the inputs; returns an exit code when the run must stop here.
-std::optional<int> run_analysis(Options& options, Catalog* catalog, Analysis* analysis) {
+// The catalog and the reading options; an exit code when one of them cannot be had.
+std::optional<int> prepare_analysis(Options& options, Catalog* catalog,
+                                    faultline::AnalyzeOptions* analyze_options) {
   std::string error;
   if (!faultline::load_catalog(options.signature_dirs, catalog, &error)) return fail(error);
   if (!resolve_paths(&options)) return fail("no input: give a path, a folder or '-' for stdin");
-  faultline::AnalyzeOptions analyze;
+  faultline::AnalyzeOptions& analyze = *analyze_options;
   if (!options.max_bytes.empty()) {
     const std::optional<uint64_t> size = parse_size(options.max_bytes);
     if (!size) return fail("--max-bytes: '" + options.max_bytes + "' is not a size (100M, 16G)");
@@ -160,14 +163,22 @@ std::optional<int> run_analysis(Options& options, Catalog* catalog, Analysis* an
     }
   }
   analyze.clock_skew_seconds = options.clock_skew;
+  return std::nullopt;
+}
+
+void print_warning(const std::string& warning) {
+  std::cerr << "faultline: warning: " << one_line(warning) << "\n";
+}
+
+std::optional<int> run_analysis(Options& options, Catalog* catalog, Analysis* analysis) {
+  faultline::AnalyzeOptions analyze;
+  if (auto exit_code = prepare_analysis(options, catalog, &analyze)) return *exit_code;
   ProgressLine progress;
   analyze.progress = progress.Callback();
   *analysis = options.events ? faultline::analyze_records(options.paths, *catalog, analyze)
                              : faultline::analyze(options.paths, *catalog, analyze);
   progress.Clear();
-  for (const std::string& warning : analysis->warnings) {
-    std::cerr << "faultline: warning: " << one_line(warning) << "\n";
-  }
+  for (const std::string& warning : analysis->warnings) print_warning(warning);
   if (analysis->readable_inputs == 0) return fail("no input could be read");
   return std::nullopt;
 }
@@ -235,11 +246,26 @@ int run_diagnose(Options& options) {
   return kExitClean;
 }
 
+// Records are written as the inputs yield them: `journalctl -kf | faultline scan` prints each
+// event as its line comes. A reader at the other end of a pipe (or a person) gets every record
+// at once; a file, at least once a second.
 int run_scan(Options& options) {
   Catalog catalog;
-  Analysis analysis;
-  if (auto exit_code = run_analysis(options, &catalog, &analysis)) return *exit_code;
-  faultline::render_jsonl(analysis, std::cout);
+  faultline::AnalyzeOptions analyze;
+  if (auto exit_code = prepare_analysis(options, &catalog, &analyze)) return *exit_code;
+  struct stat out {};
+  const bool to_file = fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode);
+  faultline::RecordWriter writer(std::cout, !to_file);
+  faultline::RecordSink sink;
+  sink.input = [&](const faultline::InputSummary& input) { writer.Write(input); };
+  sink.event = [&](const faultline::Event& event) { writer.Write(event); };
+  sink.state = [&](const faultline::GpuState& state) { writer.Write(state); };
+  sink.loss_logger = [&](const faultline::LossLogger& logger) { writer.Write(logger); };
+  sink.warning = print_warning;
+  sink.flush = [&] { writer.Flush(); };
+  if (faultline::scan_records(options.paths, catalog, analyze, sink) == 0) {
+    return fail("no input could be read");
+  }
   return kExitClean;
 }
 

@@ -89,4 +89,34 @@ printf 'garbage\n' >"$scratch/garbage.jsonl"
 "$faultline" diagnose --events "$scratch/garbage.jsonl" >/dev/null 2>"$scratch/garbage.err"
 check "no record at all: exit 2" test $? = 2
 
+# --- Streaming (issue 20): a live input's records come as its lines do, not at its end. ---
+# `journalctl -kf | faultline scan` in small: a FIFO whose writer stays open, read by scan
+# writing to a file and to a pipe.
+xid79='Mar  5 10:12:33 gpu-node-9 kernel: NVRM: Xid (PCI:0000:b7:00): 79, pid=0, name=python, GPU has fallen off the bus.'
+for out in file pipe; do
+  fifo=$scratch/live-$out.fifo
+  got=$scratch/live-$out.jsonl
+  mkfifo "$fifo"
+  if [[ $out == file ]]; then
+    timeout 30 "$faultline" scan "$fifo" >"$got" 2>"$scratch/live-$out.err" &
+  else
+    timeout 30 "$faultline" scan "$fifo" 2>"$scratch/live-$out.err" | cat >"$got" &
+  fi
+  scan_pid=$!
+  exec {writer}>"$fifo"
+  echo "$xid79" >&"$writer"
+  for _ in $(seq 100); do
+    grep -q '"xid":79' "$got" && break
+    sleep 0.1
+  done
+  check "live ($out): the Xid 79 record printed while its writer is still open" grep -q '"xid":79' "$got"
+  check "live ($out): no input record yet (the input has not ended)" \
+    test "$(grep -c '"record":"input"' "$got")" = 0
+  exec {writer}>&-
+  wait "$scan_pid"
+  check "live ($out): scan ended with its input, exit 0" test $? = 0
+  check "live ($out): then the input's record" jq -e -s \
+    'map(.record) == ["event", "input"] and .[1].lines == 1' "$got" >/dev/null
+done
+
 finish

@@ -49,6 +49,8 @@ github_ok() {
 }
 
 # --- Every format of every sample. ---
+# What a record is, whatever the order and the time alignment: kind, where and what.
+record_key='[.record, .signature, .path, .line, .text, .count, .gpu, .host, .rank]'
 for folder in "$samples"/*/; do
   name=$(basename "$folder")
   out=$scratch/$name
@@ -60,8 +62,12 @@ for folder in "$samples"/*/; do
   check "$name jsonl: one record per line" jq -e 'type == "object" and (.record | IN("input", "state", "event"))' "$out.jsonl" >/dev/null
   check "$name jsonl: the events of the json" test "$(jq -c 'select(.record == "event")' "$out.jsonl" | wc -l)" = "$(jq '.events | length' "$out.json")"
   check "$name jsonl: the inputs of the json" test "$(jq -c 'select(.record == "input")' "$out.jsonl" | wc -l)" = "$(jq '.inputs | length' "$out.json")"
+  # scan correlates nothing: it prints the same records but for those derived from every
+  # rank's lines together, with times as the lines give them, input by input.
   "$faultline" scan "$folder" >"$out.scan"
-  check "$name jsonl: what scan prints" cmp -s "$out.jsonl" "$out.scan"
+  check "$name jsonl: the records scan prints" cmp -s \
+    <(jq -c "$record_key" "$out.jsonl" | grep -v '"nccl-rank-behind"\|"gpu-missing-from-nvidia-smi"' | sort) \
+    <(jq -c "$record_key" "$out.scan" | sort)
   check "$name markdown: tables and fences" markdown_ok "$out.markdown"
   check "$name github: workflow command syntax" github_ok "$out.github"
   check "$name github: one per diagnosis at warning or above" test "$(wc -l <"$out.github")" = \

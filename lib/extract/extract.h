@@ -2,6 +2,7 @@
 // readers and the sniffer; and the records of such passes read back (fleet mode).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,12 @@ struct ScanResult {
 struct ScanOptions {
   std::string host;  // host for lines whose envelope names none ("" if unknown)
   int year = 1970;   // year for syslog dates, which carry none
+  // When set, each event is handed to it as soon as nothing later in the input can change it,
+  // and before the next line is read (a live input: `journalctl -kf | faultline scan`), instead
+  // of being returned in ScanResult::events. An event that names no host then has the input's
+  // host as known so far: the first lines' hosts decide it (see scan.cpp). The latest event of
+  // a flooded kind, which counts the lines after it, is handed over at the end.
+  std::function<void(const Event&)> on_event;
 };
 
 // Reads `reader` to its end.

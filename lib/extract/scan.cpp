@@ -259,6 +259,10 @@ class EventBuilder {
     return named_hosts_.size() == 1 ? *named_hosts_.begin() : options_.host;
   }
 
+  // Whether the event at `index` is the latest of a flooded kind, which counts (and so changes
+  // with) the lines of its kind still to come.
+  bool Counting(size_t index) const { return counting_.contains(index); }
+
  private:
   struct Flood {
     uint64_t lines = 0;
@@ -395,6 +399,7 @@ class EventBuilder {
         flood.every_line_follows && event.fields.contains(std::string(capture::kFollows));
     if (++flood.lines <= kept) {
       flood.latest = events->size();
+      if (flood.lines == kept) counting_.insert(flood.latest);
       events->push_back(std::move(event));
       return;
     }
@@ -439,6 +444,7 @@ class EventBuilder {
   // Shell prompts pasted with the lines: (line number, host), in input order.
   std::vector<std::pair<uint64_t, std::string>> prompt_hosts_;
   std::unordered_set<std::string> templates_;  // of unrecognised lines, at most kMaxTemplates
+  std::unordered_set<size_t> counting_;        // indexes of the kinds' latest, flooded events
   std::string flood_key_;                      // CountFlooded's, its buffer reused
   // Boots of the machine seen so far in this input (boot markers, uptime falling back); 0
   // until the input shows one.
@@ -549,8 +555,20 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   std::vector<const Signature*> heads;
   WrappedMessage wrapped;
   bool kernel_log = false;  // decided so by the sniffer
+  size_t examined = 0;      // events before it were handed to on_event, or are counting
+  const auto hand_over = [&](Event& event) {
+    if (event.host.empty()) event.host = builder.InputHost();
+    options.on_event(event);
+    event = Event{};  // its place is kept: flooded kinds refer to their events by index
+  };
   Line read;
-  while (reader.Next(&read)) {
+  while (true) {
+    if (options.on_event) {
+      for (; examined < result.events.size(); ++examined) {
+        if (!builder.Counting(examined)) hand_over(result.events[examined]);
+      }
+    }
+    if (!reader.Next(&read)) break;
     // journalctl -o json: the record's message is what the readers and signatures see.
     const std::optional<JournalRecord> journal = parse_journal_json(read.text);
     const Line line = journal ? Line{journal->message, read.number} : read;
@@ -610,6 +628,12 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   result.states = states.Finish();
   result.series = metrics.Finish();
   const std::string host = builder.InputHost();
+  if (options.on_event) {
+    for (size_t i = 0; i < result.events.size(); ++i) {
+      if (i >= examined || builder.Counting(i)) hand_over(result.events[i]);
+    }
+    result.events.clear();
+  }
   for (Event& event : result.events) {
     if (event.host.empty()) event.host = host;
   }

@@ -1,6 +1,7 @@
 #include "pipeline/pipeline.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -116,25 +117,45 @@ struct InputJob {
   std::string host;
 };
 
-// One input read: what it yielded, or why it could not be opened, or an archive whose members
-// are read when it is taken, one after the other in archive order, so that their findings are
-// added in that order and never wait in memory together.
+// One input read: what it yielded, or why it could not be opened, or an input read only when it
+// is taken: an archive, whose members are read one after the other in archive order, so that
+// their findings are added in that order and never wait in memory together, or a live input.
 struct InputOutcome {
   ScanResult scan;
   std::string open_error;
   std::unique_ptr<Input> archive;
+  bool live = false;
 };
 
+// What reading the inputs hands on, in input order (an archive's members in archive order).
+struct InputSink {
+  std::function<void(std::string)> warning;
+  std::function<void(ScanResult)> input;  // an input or archive member read to its end
+  // When set, a live input is read on the calling thread and its events are handed here as
+  // they are found (extract.h's on_event), not in ScanResult::events.
+  std::function<void(const Event&)> live_event;
+};
+
+// A pipe, FIFO, terminal or socket: its writer may still be writing (`journalctl -kf | ...`).
+bool is_live(const std::string& path) {
+  struct stat info {};
+  const int status = path == "-" ? fstat(STDIN_FILENO, &info) : stat(path.c_str(), &info);
+  return status == 0 && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode);
+}
+
 ScanResult scan_member(Member member, const InputJob& job, const Catalog& catalog,
-                       ProgressTracker* tracker) {
+                       ProgressTracker* tracker,
+                       std::function<void(const Event&)> on_event = nullptr) {
   std::unique_ptr<LineReader> reader = std::move(member.reader);
   if (tracker) reader = tracker->Wrap(std::move(reader));
   const std::string host = job.host.empty() ? member_host(member.folders) : job.host;
-  return scan_input(*reader, *catalog.signatures, {host, year_for(job.path, member.mtime)});
+  return scan_input(*reader, *catalog.signatures,
+                    {host, year_for(job.path, member.mtime), std::move(on_event)});
 }
 
 InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t max_bytes,
-                        ProgressTracker* tracker) {
+                        ProgressTracker* tracker,
+                        const std::function<void(const Event&)>& on_event = nullptr) {
   InputOutcome outcome;
   std::unique_ptr<Input> input = Input::Open(job.path, &outcome.open_error, max_bytes);
   if (!input) return outcome;
@@ -145,33 +166,67 @@ InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t ma
   Member member;
   std::vector<std::string> none;  // a file is its only member: nothing to warn of
   input->Next(&member, &none);
-  outcome.scan = scan_member(std::move(member), job, catalog, tracker);
+  outcome.scan = scan_member(std::move(member), job, catalog, tracker, on_event);
   return outcome;
 }
 
-void add_input(InputOutcome outcome, Analysis* analysis) {
+void hand_on(InputOutcome outcome, const InputSink& sink) {
   if (!outcome.open_error.empty()) {
-    analysis->warnings.push_back(std::move(outcome.open_error));
+    sink.warning(std::move(outcome.open_error));
     return;
   }
-  ScanResult& scan = outcome.scan;
-  if (!scan.input.error.empty()) analysis->warnings.push_back(scan.input.error);
-  if (scan.input.error.empty() || scan.input.lines > 0) ++analysis->readable_inputs;
-  for (Event& event : scan.events) analysis->events.push_back(std::move(event));
-  for (GpuState& state : scan.states) analysis->states.push_back(std::move(state));
-  for (Series& series : scan.series) analysis->series.push_back(std::move(series));
-  share_points(&analysis->series, kSeriesPointBudget, kMinPointsPerRunSeries);
-  analysis->inputs.push_back(std::move(scan.input));
+  if (!outcome.scan.input.error.empty()) sink.warning(outcome.scan.input.error);
+  sink.input(std::move(outcome.scan));
 }
 
-void add_members(Input* archive, const InputJob& job, const Catalog& catalog,
-                 ProgressTracker* tracker, Analysis* analysis) {
-  Member member;
-  while (archive->Next(&member, &analysis->warnings)) {
-    InputOutcome outcome;
-    outcome.scan = scan_member(std::move(member), job, catalog, tracker);
-    add_input(std::move(outcome), analysis);
+// Reads every input named by `args`, as analyze() describes, and hands each one's findings to
+// `sink` in the order of the arguments.
+void read_inputs(const std::vector<std::string>& args, const Catalog& catalog,
+                 const AnalyzeOptions& options, const InputSink& sink) {
+  std::vector<std::string> warnings;
+  const auto pass_warnings = [&] {
+    for (std::string& warning : warnings) sink.warning(std::move(warning));
+    warnings.clear();
+  };
+  std::vector<InputJob> jobs;
+  std::map<fs::path, std::string> hosts_of_folders;  // an sosreport's hostname, by folder
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    const bool folder = arg != "-" && fs::is_directory(arg, ec);
+    for (std::string& path : expand_inputs({arg}, &warnings)) {
+      std::string host = !options.host.empty() ? options.host
+                         : folder              ? folder_host(arg, path, &hosts_of_folders)
+                                               : "";
+      jobs.push_back({std::move(path), std::move(host)});
+    }
   }
+  pass_warnings();
+  std::optional<ProgressTracker> tracker;
+  if (options.progress) tracker.emplace(options.progress);
+  ProgressTracker* progress = tracker ? &*tracker : nullptr;
+  for_each_in_order<InputOutcome>(
+      jobs.size(), options.threads,
+      [&](size_t i) {
+        // Opening a FIFO waits for its writer: a live input is opened when its turn comes.
+        InputOutcome outcome;
+        outcome.live = sink.live_event && is_live(jobs[i].path);
+        if (outcome.live) return outcome;
+        return read_input(jobs[i], catalog, options.max_bytes, progress);
+      },
+      [&](size_t i, InputOutcome outcome) {
+        if (outcome.live) {
+          outcome = read_input(jobs[i], catalog, options.max_bytes, progress, sink.live_event);
+        }
+        if (!outcome.archive) return hand_on(std::move(outcome), sink);
+        Member member;
+        while (outcome.archive->Next(&member, &warnings)) {
+          pass_warnings();
+          InputOutcome read;
+          read.scan = scan_member(std::move(member), jobs[i], catalog, progress);
+          hand_on(std::move(read), sink);
+        }
+        pass_warnings();
+      });
 }
 
 // The series that log the training loss, once per input, format and rank (not per segment).
@@ -226,33 +281,17 @@ void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* a
 Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
                  const AnalyzeOptions& options) {
   Analysis analysis;
-  std::vector<InputJob> jobs;
-  std::map<fs::path, std::string> hosts_of_folders;  // an sosreport's hostname, by folder
-  for (const std::string& arg : args) {
-    std::error_code ec;
-    const bool folder = arg != "-" && fs::is_directory(arg, ec);
-    for (std::string& path : expand_inputs({arg}, &analysis.warnings)) {
-      std::string host = !options.host.empty() ? options.host
-                         : folder              ? folder_host(arg, path, &hosts_of_folders)
-                                               : "";
-      jobs.push_back({std::move(path), std::move(host)});
-    }
-  }
-  std::optional<ProgressTracker> tracker;
-  if (options.progress) tracker.emplace(options.progress);
-  for_each_in_order<InputOutcome>(
-      jobs.size(), options.threads,
-      [&](size_t i) {
-        return read_input(jobs[i], catalog, options.max_bytes, tracker ? &*tracker : nullptr);
-      },
-      [&](size_t i, InputOutcome outcome) {
-        if (outcome.archive) {
-          add_members(outcome.archive.get(), jobs[i], catalog, tracker ? &*tracker : nullptr,
-                      &analysis);
-        } else {
-          add_input(std::move(outcome), &analysis);
-        }
-      });
+  InputSink sink;
+  sink.warning = [&](std::string warning) { analysis.warnings.push_back(std::move(warning)); };
+  sink.input = [&](ScanResult scan) {
+    if (scan.input.error.empty() || scan.input.lines > 0) ++analysis.readable_inputs;
+    for (Event& event : scan.events) analysis.events.push_back(std::move(event));
+    for (GpuState& state : scan.states) analysis.states.push_back(std::move(state));
+    for (Series& series : scan.series) analysis.series.push_back(std::move(series));
+    share_points(&analysis.series, kSeriesPointBudget, kMinPointsPerRunSeries);
+    analysis.inputs.push_back(std::move(scan.input));
+  };
+  read_inputs(args, catalog, options, sink);
   // Anomalies of the training metrics are events like any other; none names a GPU.
   for (const Series& series : analysis.series) {
     for (Event& event : detect_anomalies(series, catalog.knowledge.anomaly))
@@ -261,6 +300,44 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
   analysis.loss_loggers = loss_loggers(analysis.series);
   conclude(catalog, options, &analysis);
   return analysis;
+}
+
+size_t scan_records(const std::vector<std::string>& args, const Catalog& catalog,
+                    const AnalyzeOptions& options, const RecordSink& records) {
+  size_t readable = 0;
+  std::vector<Series> series;
+  const auto event = [&](const Event& found) {
+    if (!options.tz) return records.event(found);
+    Event shown = found;
+    shown.evidence.time = options.tz->Apply(shown.evidence.time);
+    records.event(shown);
+  };
+  InputSink sink;
+  sink.warning = records.warning;
+  sink.live_event = [&](const Event& found) {
+    event(found);
+    records.flush();
+  };
+  sink.input = [&](ScanResult scan) {
+    if (scan.input.error.empty() || scan.input.lines > 0) ++readable;
+    for (const Event& found : scan.events) event(found);
+    for (GpuState& state : scan.states) {
+      if (options.tz) {
+        state.time = options.tz->Apply(state.time);
+        state.source.time = options.tz->Apply(state.source.time);
+      }
+      records.state(state);
+    }
+    for (Series& one : scan.series) series.push_back(std::move(one));
+    share_points(&series, kSeriesPointBudget, kMinPointsPerRunSeries);
+    records.input(scan.input);
+  };
+  read_inputs(args, catalog, options, sink);
+  for (const Series& one : series) {
+    for (const Event& anomaly : detect_anomalies(one, catalog.knowledge.anomaly)) event(anomaly);
+  }
+  for (const LossLogger& logger : loss_loggers(series)) records.loss_logger(logger);
+  return readable;
 }
 
 Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& catalog,

@@ -44,7 +44,28 @@ struct AnalyzeOptions {
 Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
                  const AnalyzeOptions& options = {});
 
-// The same for the records `faultline scan` printed (report/json.h), one file of them per
+// What `faultline scan` writes: the findings of each input, without correlation.
+struct RecordSink {
+  std::function<void(const InputSummary&)> input;
+  std::function<void(const Event&)> event;
+  std::function<void(const GpuState&)> state;
+  std::function<void(const LossLogger&)> loss_logger;
+  std::function<void(const std::string&)> warning;
+  // Called after each event of a live input: whoever reads the records may be waiting for it.
+  std::function<void()> flush;
+};
+
+// Reads the inputs as analyze() does and hands their records to `records` as they are found:
+// per input, its events, then its states and its summary; at the end, the training metrics'
+// anomalies and the loss loggers. The events of a live input (a pipe, FIFO or terminal:
+// `journalctl -kf | faultline scan`) are handed on before its next line is read. Nothing is
+// correlated and times are as the inputs give them (options.tz applied): what needs every
+// node's records, the one timeline, is made where they are read back (analyze_records).
+// Warnings are handed on as they arise. Returns how many inputs could be read.
+size_t scan_records(const std::vector<std::string>& args, const Catalog& catalog,
+                    const AnalyzeOptions& options, const RecordSink& records);
+
+// What analyze() does, for the records `faultline scan` printed (report/json.h), one file per
 // node: events and states are correlated and diagnosed as if their inputs had been read here.
 // A line that is not a record adds a warning naming its file and line.
 Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& catalog,

@@ -57,33 +57,53 @@ json diagnosis_entry(const Diagnosis& diagnosis) {
           {"notes", diagnosis.notes}};
 }
 
+// Writes JSON text printed on its own as it reads `indent` deeper inside a document. JSON text
+// holds a newline only between its tokens (strings escape theirs).
+void put_nested(std::string_view text, std::string_view indent, std::ostream& out) {
+  for (size_t newline; (newline = text.find('\n')) != std::string_view::npos;) {
+    out << text.substr(0, newline + 1) << indent;
+    text.remove_prefix(newline + 1);
+  }
+  out << text;
+}
+
+// Writes `"name": [...],`, a member of the top-level object, as dump_json(document, 2) would
+// print it, one element at a time: a fleet's document is never held whole.
+template <typename Items, typename ToJson>
+void put_array_member(std::string_view name, const Items& items, const ToJson& to_json,
+                      std::ostream& out) {
+  out << "  \"" << name << "\": [";
+  std::string_view separator = "\n    ";
+  for (const auto& item : items) {
+    out << separator;
+    put_nested(dump_json(to_json(item), 2), "    ", out);
+    separator = ",\n    ";
+  }
+  out << (items.empty() ? "],\n" : "\n  ],\n");
+}
+
 }  // namespace
 
-json diagnosis_json(const Analysis& analysis) {
-  json inputs = json::array();
-  for (const InputSummary& input : analysis.inputs) inputs.push_back(input_json(input));
-  json diagnoses = json::array();
+void render_json(const Analysis& analysis, std::ostream& out) {
   bool hardware_fault = false;
   json initiating = nullptr;
   for (const Diagnosis& diagnosis : analysis.diagnoses) {
-    diagnoses.push_back(diagnosis_entry(diagnosis));
     hardware_fault |=
         diagnosis.failure->kind == ClassKind::kHardware && diagnosis.severity >= Severity::kError;
     if (diagnosis.role == Role::kInitiating && initiating.is_null())
       initiating = diagnosis.position;
   }
-  json events = json::array();
-  for (const Event& event : analysis.events) events.push_back(event_record(event));
-  return {{"schema", "faultline/diagnosis/v1"},
-          {"inputs", inputs},
-          {"warnings", analysis.warnings},
-          {"diagnoses", diagnoses},
-          {"events", events},
-          {"summary", {{"hardware_fault", hardware_fault}, {"initiating", initiating}}}};
-}
-
-void render_json(const Analysis& analysis, std::ostream& out) {
-  out << dump_json(diagnosis_json(analysis), 2) << "\n";
+  // The members in the order of the keys, as nlohmann::json prints an object.
+  out << "{\n";
+  put_array_member("diagnoses", analysis.diagnoses, diagnosis_entry, out);
+  put_array_member("events", analysis.events, event_record, out);
+  put_array_member("inputs", analysis.inputs, input_json, out);
+  out << "  \"schema\": \"faultline/diagnosis/v1\",\n  \"summary\": ";
+  put_nested(dump_json({{"hardware_fault", hardware_fault}, {"initiating", initiating}}, 2), "  ",
+             out);
+  out << ",\n  \"warnings\": ";
+  put_nested(dump_json(analysis.warnings, 2), "  ", out);
+  out << "\n}\n";
 }
 
 void render_jsonl(const Analysis& analysis, std::ostream& out) {

@@ -33,9 +33,6 @@ nlohmann::json input_json(const InputSummary& input);
 //  "error"}
 nlohmann::json input_record(const InputSummary& input);
 
-// The "faultline/diagnosis/v1" document.
-nlohmann::json diagnosis_json(const Analysis& analysis);
-
 // The catalog: every signature and failure class.
 nlohmann::json catalog_json(const Catalog& catalog);
 

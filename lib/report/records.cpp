@@ -1,4 +1,5 @@
 #include "report/json.h"
+#include "report/report.h"
 
 namespace faultline {
 
@@ -87,6 +88,38 @@ json input_record(const InputSummary& input) {
   out["record"] = "input";
   out["cut_lines"] = input.cut_lines;
   return out;
+}
+
+RecordWriter::RecordWriter(std::ostream& out, bool flush_each)
+    : out_(out), flush_each_(flush_each), flushed_(std::chrono::steady_clock::now()) {}
+
+RecordWriter::~RecordWriter() {
+  out_.flush();
+}
+
+void RecordWriter::Write(const InputSummary& input) {
+  Put(dump_json(input_record(input), -1));
+}
+void RecordWriter::Write(const Event& event) {
+  Put(dump_json(event_record(event), -1));
+}
+void RecordWriter::Write(const GpuState& state) {
+  Put(dump_json(state_record(state), -1));
+}
+void RecordWriter::Write(const LossLogger& logger) {
+  Put(dump_json(series_record(logger), -1));
+}
+
+void RecordWriter::Put(const std::string& record) {
+  out_ << record << '\n';
+  if (flush_each_ || std::chrono::steady_clock::now() - flushed_ >= std::chrono::seconds(1)) {
+    Flush();
+  }
+}
+
+void RecordWriter::Flush() {
+  out_.flush();
+  flushed_ = std::chrono::steady_clock::now();
 }
 
 }  // namespace faultline

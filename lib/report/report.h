@@ -2,6 +2,7 @@
 // commands and HTML.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -32,6 +33,31 @@ void render_github(const Analysis& analysis, std::ostream& out);
 // The records of report/json.h as JSON Lines, one object per line (the inputs, the GPUs'
 // state, then the events): what `faultline scan` prints.
 void render_jsonl(const Analysis& analysis, std::ostream& out);
+
+// `faultline scan`'s records (report/json.h), one JSON object per line, each written as it is
+// given. With `flush_each` (the output is a terminal or a pipe, whose reader may be waiting)
+// every record is flushed at once; else the output is flushed when a record comes a second or
+// more after the last flush, at Flush() and when the writer is destroyed.
+class RecordWriter {
+ public:
+  RecordWriter(std::ostream& out, bool flush_each);
+  ~RecordWriter();
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+
+  void Write(const InputSummary& input);
+  void Write(const Event& event);
+  void Write(const GpuState& state);
+  void Write(const LossLogger& logger);
+  void Flush();
+
+ private:
+  void Put(const std::string& record);
+
+  std::ostream& out_;
+  bool flush_each_;
+  std::chrono::steady_clock::time_point flushed_;
+};
 
 // One self-contained page (no network, no scripts): the ranked diagnoses with evidence, fix and
 // verify, and an SVG timeline of the events behind them.

@@ -17,10 +17,12 @@ namespace faultline::source_internal {
 class PeekStream final : public ByteStream {
  public:
   explicit PeekStream(std::unique_ptr<ByteStream> input) : input_(std::move(input)) {}
-  // Up to `size` leading bytes, left to be read again; fewer only at the end of the stream.
+  // Up to `size` leading bytes, left to be read again; fewer only at the end of the stream, or
+  // of what a live stream has so far (Ready()).
   std::string_view Peek(size_t size);
   size_t Read(char* data, size_t size) override;
   const std::string& error() const override { return input_->error(); }
+  bool Ready() const override { return !head_.empty() || input_->Ready(); }
 
  private:
   std::unique_ptr<ByteStream> input_;

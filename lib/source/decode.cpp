@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <iconv.h>
 #include <lzma.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -544,7 +545,7 @@ std::string_view FileInput::Peek(size_t size) {
   size_t have = head_.size();
   if (have >= size) return std::string_view(head_).substr(0, size);
   head_.resize(size);
-  while (have < size) {
+  while (have < size && (have == 0 || regular_file_ || Readable())) {
     size_t got = ReadFd(head_.data() + have, size - have);
     if (got == 0) break;
     have += got;
@@ -559,6 +560,15 @@ size_t FileInput::Read(char* data, size_t size) {
   std::memcpy(data, head_.data(), n);
   head_.erase(0, n);
   return n;
+}
+
+bool FileInput::Ready() const {
+  return regular_file_ || !head_.empty() || Readable();
+}
+
+bool FileInput::Readable() const {
+  pollfd ready{fd_, POLLIN, 0};
+  return ::poll(&ready, 1, 0) != 0;  // readable, at its end, or failed: a read will not wait
 }
 
 size_t FileInput::ReadFd(char* data, size_t size) {

@@ -17,6 +17,10 @@ class ByteStream {
   virtual size_t Read(char* data, size_t size) = 0;
   // Empty, or why the stream stopped early, without the path ("truncated gzip stream").
   virtual const std::string& error() const = 0;
+  // Whether more bytes can be read without waiting for another process to write them: false
+  // only while a pipe, FIFO or terminal has nothing new. Sniffing a live input stops there, so
+  // that its first lines are read as they come, not once kilobytes have gathered.
+  virtual bool Ready() const { return true; }
 };
 
 // The bytes of a file or of standard input ("-").
@@ -28,17 +32,20 @@ class FileInput final : public ByteStream {
   FileInput(const FileInput&) = delete;
   FileInput& operator=(const FileInput&) = delete;
 
-  // Up to `size` leading bytes, left to be read again; fewer only at the end of the input.
+  // Up to `size` leading bytes, left to be read again; fewer only at the end of the input, or of
+  // what a live input has so far (Ready()).
   std::string_view Peek(size_t size);
   // A regular file: reading it never waits on another process.
   bool regular_file() const { return regular_file_; }
   size_t Read(char* data, size_t size) override;
   const std::string& error() const override { return error_; }
+  bool Ready() const override;
 
  private:
   FileInput(int fd, bool owned, bool regular_file)
       : fd_(fd), owned_(owned), regular_file_(regular_file) {}
   size_t ReadFd(char* data, size_t size);
+  bool Readable() const;  // the descriptor has bytes, or its end, for a read
 
   int fd_;
   bool owned_;  // false for standard input, which is not ours to close

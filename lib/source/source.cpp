@@ -154,7 +154,8 @@ void LineReaderImpl::Fill() {
 
 void LineReaderImpl::CheckText() {
   checked_ = true;
-  while (end_ < kSniffBytes && !stream_done_) Fill();
+  // A live input is judged by what it has written so far.
+  while (end_ < kSniffBytes && !stream_done_ && (end_ == 0 || stream_->Ready())) Fill();
   binary_ = LooksBinary(std::string_view(buffer_.get(), std::min(end_, kSniffBytes)));
   if (binary_) error_ = path_ + ": binary data, not a text log";
 }
@@ -277,6 +278,7 @@ class CountingStream final : public ByteStream {
     return got;
   }
   const std::string& error() const override { return input_->error(); }
+  bool Ready() const override { return input_->Ready(); }
 
  private:
   std::unique_ptr<ByteStream> input_;
@@ -339,7 +341,7 @@ std::string_view PeekStream::Peek(size_t size) {
   size_t have = head_.size();
   if (have >= size) return std::string_view(head_).substr(0, size);
   head_.resize(size);
-  while (have < size) {
+  while (have < size && (have == 0 || input_->Ready())) {
     const size_t got = input_->Read(head_.data() + have, size - have);
     if (got == 0) break;
     have += got;
