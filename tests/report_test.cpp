@@ -135,7 +135,7 @@ TEST_CASE("--redact masks hosts, IPs and users consistently and keeps GPU identi
   const FailureClass failure = off_bus_class();
   Analysis analysis = hand_made(failure);
   redact(&analysis);
-  const std::string json = dump_json(diagnosis_json(analysis), 2);
+  const std::string json = render(render_json, analysis);
   std::ostringstream text;
   render_text(analysis, {false, true, 0}, text);
   for (const std::string& out :
