@@ -122,15 +122,19 @@ struct InputJob {
 struct InputOutcome {
   ScanResult scan;
   std::string open_error;
+  std::string notice;  // binary data skipped inside the text
   std::unique_ptr<Input> archive;
 };
 
-ScanResult scan_member(Member member, const InputJob& job, const Catalog& catalog,
-                       ProgressTracker* tracker) {
+InputOutcome scan_member(Member member, const InputJob& job, const Catalog& catalog,
+                         ProgressTracker* tracker) {
   std::unique_ptr<LineReader> reader = std::move(member.reader);
   if (tracker) reader = tracker->Wrap(std::move(reader));
   const std::string host = job.host.empty() ? member_host(member.folders) : job.host;
-  return scan_input(*reader, *catalog.signatures, {host, year_for(job.path, member.mtime)});
+  InputOutcome outcome;
+  outcome.scan = scan_input(*reader, *catalog.signatures, {host, year_for(job.path, member.mtime)});
+  outcome.notice = reader->notice();
+  return outcome;
 }
 
 InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t max_bytes,
@@ -145,8 +149,7 @@ InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t ma
   Member member;
   std::vector<std::string> none;  // a file is its only member: nothing to warn of
   input->Next(&member, &none);
-  outcome.scan = scan_member(std::move(member), job, catalog, tracker);
-  return outcome;
+  return scan_member(std::move(member), job, catalog, tracker);
 }
 
 void add_input(InputOutcome outcome, Analysis* analysis) {
@@ -156,6 +159,7 @@ void add_input(InputOutcome outcome, Analysis* analysis) {
   }
   ScanResult& scan = outcome.scan;
   if (!scan.input.error.empty()) analysis->warnings.push_back(scan.input.error);
+  if (!outcome.notice.empty()) analysis->warnings.push_back(std::move(outcome.notice));
   if (scan.input.error.empty() || scan.input.lines > 0) ++analysis->readable_inputs;
   for (Event& event : scan.events) analysis->events.push_back(std::move(event));
   for (GpuState& state : scan.states) analysis->states.push_back(std::move(state));
@@ -168,9 +172,7 @@ void add_members(Input* archive, const InputJob& job, const Catalog& catalog,
                  ProgressTracker* tracker, Analysis* analysis) {
   Member member;
   while (archive->Next(&member, &analysis->warnings)) {
-    InputOutcome outcome;
-    outcome.scan = scan_member(std::move(member), job, catalog, tracker);
-    add_input(std::move(outcome), analysis);
+    add_input(scan_member(std::move(member), job, catalog, tracker), analysis);
   }
 }
 
@@ -231,7 +233,7 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
   for (const std::string& arg : args) {
     std::error_code ec;
     const bool folder = arg != "-" && fs::is_directory(arg, ec);
-    for (std::string& path : expand_inputs({arg}, &analysis.warnings)) {
+    for (std::string& path : expand_inputs({arg}, &analysis.warnings, options.follow)) {
       std::string host = !options.host.empty() ? options.host
                          : folder              ? folder_host(arg, path, &hosts_of_folders)
                                                : "";
@@ -267,7 +269,7 @@ Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& c
                          const AnalyzeOptions& options) {
   Analysis analysis;
   Records records;
-  for (const std::string& path : expand_inputs(paths, &analysis.warnings)) {
+  for (const std::string& path : expand_inputs(paths, &analysis.warnings, options.follow)) {
     std::string error;
     std::unique_ptr<Input> input = Input::Open(path, &error, options.max_bytes);
     if (!input) {
@@ -289,6 +291,9 @@ Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& c
         }
       }
       if (!reader.error().empty()) analysis.warnings.push_back(reader.error());
+      if (std::string notice = reader.notice(); !notice.empty()) {
+        analysis.warnings.push_back(std::move(notice));
+      }
       if (read_any) ++analysis.readable_inputs;
       member.reader.reset();
     }
