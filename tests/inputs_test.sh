@@ -126,7 +126,7 @@ ln -s /proc/kmsg "$scratch/logs/kmsg"
 ln -s /proc "$scratch/logs/proc"
 mkfifo "$scratch/logs/node1/pipe"
 run folder diagnose --format json "$scratch/logs"
-check "folder: exit 0 (only the AER line)" test "$code" = 0
+check "folder: exit 1 (the AER line inside)" test "$code" = 1
 check "folder: only the file inside read" \
   test "$(read_paths "$scratch/folder.out")" = "$scratch/logs/node1/kern.log"
 check "folder: links counted in one warning" \

@@ -151,7 +151,9 @@ LineBytes SplitBinary(std::string_view line) {
   }
   const size_t rest = line.size() - split.binary;
   split.text = rest >= kMinTextBytes && nuls == nuls_in_run && (odd - odd_in_run) * 10 <= rest;
-  if (split.binary > 0 && !split.text) {
+  // A short line with odd bytes near binary data is more likely part of it than text.
+  const bool short_and_odd = line.size() < kMinTextBytes && odd + nuls > 0;
+  if ((split.binary > 0 && !split.text) || short_and_odd) {
     split.binary = line.size();
     split.junk = junk;
   }
