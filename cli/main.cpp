@@ -42,6 +42,7 @@ struct Options {
   size_t jobs = 0;        // --jobs N, 0: one per core
   double clock_skew = 5;  // --clock-skew SECONDS
   bool events = false;    // diagnose --events: the paths hold `faultline scan` records
+  bool follow = false;    // -L/--follow: symbolic links inside folders
   bool verbose = false;
   // diagnose's filters and --redact
   std::string since;
@@ -153,6 +154,7 @@ std::optional<int> prepare_analysis(Options& options, Catalog* catalog,
     analyze.max_bytes = *size;
   }
   analyze.host = options.hostname;
+  analyze.follow = options.follow;
   analyze.threads =
       options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
   if (!options.tz.empty()) {
@@ -359,6 +361,8 @@ void add_input_options(CLI::App* command, Options* options) {
   command->add_option("paths", options->paths, "Log files, folders, or - for standard input");
   command->add_option("--max-bytes", options->max_bytes,
                       "Stop reading an input after this much text (K, M, G suffixes; default 4G)");
+  command->add_flag("-L,--follow", options->follow,
+                    "Follow symbolic links inside folders (loops and repeats are read once)");
   command->add_option("--hostname", options->hostname,
                       "The host of lines that name none (default: the input's own, else its "
                       "sub-folder of a folder argument)");

@@ -174,7 +174,7 @@ cp "$good" "$scratch/loop/node1/dmesg.log"
 ln -s .. "$scratch/loop/node1/deeper/up"
 ln -s "$scratch/loop" "$scratch/loop/node1/root"
 ln -s self "$scratch/loop/self"
-run "symlink loop" diagnose --format json "$scratch/loop"
+run "symlink loop" diagnose --format json --follow "$scratch/loop"
 check "symlink loop: exit 1" test "$code" = 1
 check "symlink loop: the file read once" \
   jq -e '[.inputs[] | select(.path | endswith("dmesg.log"))] | length == 1' "$scratch/symlink loop.out" >/dev/null

@@ -22,9 +22,9 @@ every_line() {  # every_line REGEX TEXT: each line of TEXT matches REGEX
 mkdir -p "$scratch/bin" "$scratch/recipes" "$scratch/job/logs" "$scratch/healthy/logs"
 ln -s "$(realpath "$faultline")" "$scratch/bin/faultline"
 export PATH=$scratch/bin:$PATH
-ln -s "$root/samples/a100-remap-pending" "$scratch/job/logs/gpu-node-017"
-ln -s "$root/samples/gpu-off-bus" "$scratch/job/logs/gpu-node-031"
-ln -s "$root/samples/healthy" "$scratch/healthy/logs/gpu-node-001"
+cp -r "$root/samples/a100-remap-pending" "$scratch/job/logs/gpu-node-017"
+cp -r "$root/samples/gpu-off-bus" "$scratch/job/logs/gpu-node-031"
+cp -r "$root/samples/healthy" "$scratch/healthy/logs/gpu-node-001"
 
 awk -v dir="$scratch/recipes" '
   /<!-- jq-cookbook:begin -->/ { on = 1; next }

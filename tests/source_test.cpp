@@ -58,6 +58,7 @@ struct Result {
   std::string compression;
   uint64_t bytes = 0;
   uint64_t cut_lines = 0;
+  std::string notice;
 };
 
 Result ReadAll(const std::string& path) {
@@ -77,6 +78,7 @@ Result ReadAll(const std::string& path) {
   result.compression = std::string(reader->compression());
   result.bytes = reader->bytes();
   result.cut_lines = reader->cut_lines();
+  result.notice = reader->notice();
   return result;
 }
 
@@ -294,17 +296,52 @@ TEST_CASE("source: a 512 MiB line without a newline is read in bounded memory") 
   constexpr uint64_t kSize = uint64_t{512} << 20;
   TempDir dir;
   // Text first, so the input is not taken for binary; the rest is a hole read back as NULs.
-  std::string path = dir.Write("huge.log", "first\n" + std::string(8192, 'a'));
+  std::string path = dir.Write("huge.log", "the first line of the log\n" + std::string(8192, 'a'));
   fs::resize_file(path, kSize);
   long rss_before = MaxRssKib();
   Result result = ReadAll(path);
   CHECK(MaxRssKib() - rss_before < 64 * 1024);
-  REQUIRE(result.lines.size() == 2);
-  CHECK(result.lines[0] == "first");
-  CHECK(result.lines[1].size() == kMaxLineBytes);
-  CHECK(result.cut_lines == 1);
+  // The 'a's and the NULs after them are one binary region, skipped, not a cut line.
+  CHECK(result.lines == std::vector<std::string>{"the first line of the log"});
+  CHECK(result.cut_lines == 0);
   CHECK(result.bytes == kSize);
   CHECK(result.error.empty());
+  CHECK(result.notice == path + ": 512 MiB of binary data skipped at byte 26");
+}
+
+TEST_CASE("source: binary regions inside text are skipped, the text around them read") {
+  std::mt19937 random(11);
+  std::string junk(5000, '\0');
+  for (char& c : junk) c = static_cast<char>(random() % 256);
+  const std::string xid = "Mar  5 10:12:33 node9 kernel: NVRM: Xid (PCI:0000:b7:00): 79, pid=0";
+  TempDir dir;
+
+  std::string path =
+      dir.Write("syslog", "before the reset\n" + std::string(8192, '\0') + xid + "\n");
+  Result result = ReadAll(path);
+  CHECK(result.lines == std::vector<std::string>{"before the reset", xid});
+  CHECK(result.error.empty());
+  CHECK(result.notice == path + ": 8 KiB of binary data skipped at byte 17");
+
+  path = dir.Write("junk-first.log", junk + xid + "\n");
+  result = ReadAll(path);
+  REQUIRE(!result.lines.empty());
+  CHECK(result.lines.back().ends_with(xid));
+  CHECK(result.lines.back().size() < xid.size() + 16);
+  CHECK(result.error.empty());
+  CHECK(result.notice.starts_with(path + ": 4."));
+
+  // Junk other than NULs for more than 64 KiB after text ends the reading there.
+  std::string payload(200'000, '\0');
+  for (char& c : payload) c = static_cast<char>(random() % 256);
+  const std::string header = "#!/bin/sh\necho the text header of a self-extracting file\n";
+  path = dir.Write("installer.run", header + payload + "\n" + xid + "\n");
+  result = ReadAll(path);
+  REQUIRE(result.lines.size() >= 2);
+  CHECK(result.lines[1] == "echo the text header of a self-extracting file");
+  CHECK(std::find(result.lines.begin(), result.lines.end(), xid) == result.lines.end());
+  CHECK(result.error.starts_with(path + ": binary data from byte "));
+  CHECK(result.error.ends_with(" on; the rest is not read"));
 }
 
 TEST_CASE("source: NUL bytes after the start of a text log are ordinary bytes") {
@@ -475,7 +512,9 @@ TEST_CASE("source: expand_inputs walks folders in order and skips what it should
   CHECK(inputs == std::vector<std::string>{dir.Path("single.log"), dir.Path("logs/a.log"),
                                            dir.Path("logs/b.log"), dir.Path("logs/node1/dmesg.txt"),
                                            "-"});
-  CHECK(warnings == std::vector<std::string>{missing + ": No such file or directory"});
+  CHECK(warnings == std::vector<std::string>{
+                        dir.Path("logs") + ": 1 symbolic link not followed (--follow reads them)",
+                        missing + ": No such file or directory"});
 }
 
 // A ustar member as POSIX describes it: a 512-byte header (octal fields, its checksum summed

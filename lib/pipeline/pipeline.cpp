@@ -123,6 +123,7 @@ struct InputJob {
 struct InputOutcome {
   ScanResult scan;
   std::string open_error;
+  std::string notice;  // binary data skipped inside the text
   std::unique_ptr<Input> archive;
   bool live = false;
 };
@@ -143,14 +144,17 @@ bool is_live(const std::string& path) {
   return status == 0 && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode);
 }
 
-ScanResult scan_member(Member member, const InputJob& job, const Catalog& catalog,
-                       ProgressTracker* tracker,
-                       std::function<void(const Event&)> on_event = nullptr) {
+InputOutcome scan_member(Member member, const InputJob& job, const Catalog& catalog,
+                         ProgressTracker* tracker,
+                         std::function<void(const Event&)> on_event = nullptr) {
   std::unique_ptr<LineReader> reader = std::move(member.reader);
   if (tracker) reader = tracker->Wrap(std::move(reader));
   const std::string host = job.host.empty() ? member_host(member.folders) : job.host;
-  return scan_input(*reader, *catalog.signatures,
-                    {host, year_for(job.path, member.mtime), std::move(on_event)});
+  InputOutcome outcome;
+  outcome.scan = scan_input(*reader, *catalog.signatures,
+                            {host, year_for(job.path, member.mtime), std::move(on_event)});
+  outcome.notice = reader->notice();
+  return outcome;
 }
 
 InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t max_bytes,
@@ -166,8 +170,7 @@ InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t ma
   Member member;
   std::vector<std::string> none;  // a file is its only member: nothing to warn of
   input->Next(&member, &none);
-  outcome.scan = scan_member(std::move(member), job, catalog, tracker, on_event);
-  return outcome;
+  return scan_member(std::move(member), job, catalog, tracker, on_event);
 }
 
 void hand_on(InputOutcome outcome, const InputSink& sink) {
@@ -176,6 +179,7 @@ void hand_on(InputOutcome outcome, const InputSink& sink) {
     return;
   }
   if (!outcome.scan.input.error.empty()) sink.warning(outcome.scan.input.error);
+  if (!outcome.notice.empty()) sink.warning(std::move(outcome.notice));
   sink.input(std::move(outcome.scan));
 }
 
@@ -193,7 +197,7 @@ void read_inputs(const std::vector<std::string>& args, const Catalog& catalog,
   for (const std::string& arg : args) {
     std::error_code ec;
     const bool folder = arg != "-" && fs::is_directory(arg, ec);
-    for (std::string& path : expand_inputs({arg}, &warnings)) {
+    for (std::string& path : expand_inputs({arg}, &warnings, options.follow)) {
       std::string host = !options.host.empty() ? options.host
                          : folder              ? folder_host(arg, path, &hosts_of_folders)
                                                : "";
@@ -221,9 +225,7 @@ void read_inputs(const std::vector<std::string>& args, const Catalog& catalog,
         Member member;
         while (outcome.archive->Next(&member, &warnings)) {
           pass_warnings();
-          InputOutcome read;
-          read.scan = scan_member(std::move(member), jobs[i], catalog, progress);
-          hand_on(std::move(read), sink);
+          hand_on(scan_member(std::move(member), jobs[i], catalog, progress), sink);
         }
         pass_warnings();
       });
@@ -344,7 +346,7 @@ Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& c
                          const AnalyzeOptions& options) {
   Analysis analysis;
   Records records;
-  for (const std::string& path : expand_inputs(paths, &analysis.warnings)) {
+  for (const std::string& path : expand_inputs(paths, &analysis.warnings, options.follow)) {
     std::string error;
     std::unique_ptr<Input> input = Input::Open(path, &error, options.max_bytes);
     if (!input) {
@@ -366,6 +368,9 @@ Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& c
         }
       }
       if (!reader.error().empty()) analysis.warnings.push_back(reader.error());
+      if (std::string notice = reader.notice(); !notice.empty()) {
+        analysis.warnings.push_back(std::move(notice));
+      }
       if (read_any) ++analysis.readable_inputs;
       member.reader.reset();
     }

@@ -21,7 +21,8 @@ using Progress = std::function<void(const std::string& path, uint64_t bytes)>;
 
 struct AnalyzeOptions {
   uint64_t max_bytes = kDefaultMaxBytes;  // reading an input stops after this much text
-  std::string host;  // the host of lines that name none; else a folder argument's sub-folder
+  std::string host;     // the host of lines that name none; else a folder argument's sub-folder
+  bool follow = false;  // follow symbolic links inside folder arguments (expand_inputs)
   // How far the clocks of two hosts may disagree: a cause seen up to this long after its
   // symptom still counts as before it.
   double clock_skew_seconds = 5;

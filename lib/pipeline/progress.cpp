@@ -30,6 +30,7 @@ class ReportingReader : public LineReader {
   uint64_t lines() const override { return inner_->lines(); }
   uint64_t cut_lines() const override { return inner_->cut_lines(); }
   const std::string& error() const override { return inner_->error(); }
+  std::string notice() const override { return inner_->notice(); }
 
  private:
   std::unique_ptr<LineReader> inner_;

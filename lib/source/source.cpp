@@ -1,9 +1,17 @@
 #include "source/source.h"
 
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -26,13 +34,26 @@ namespace fs = std::filesystem;
 constexpr size_t kBufferBytes = size_t{256} * 1024;
 // A partial line (at most kMaxLineBytes plus "\r\n") stays in the buffer while more is read.
 static_assert(kBufferBytes >= 2 * (kMaxLineBytes + 2));
-// Leading decoded bytes that decide whether an input is text.
-constexpr size_t kSniffBytes = 4096;
+// A file's text is told from binary data by region, so that the lines of a syslog around the
+// NUL bytes a hard reset leaves in it, or after a few KB of junk, are still read.
+//
+// The first lines up to one of at least kMinTextBytes of text (kHeadBytes at most) decide
+// whether an input is text at all: binary data without such a line is refused whole.
+constexpr size_t kHeadBytes = size_t{64} * 1024;
+constexpr size_t kMinTextBytes = 16;
+static_assert(kBufferBytes >= kHeadBytes + kMaxLineBytes + 2);
+// After that, only lines within this distance of a NUL byte (binary data holds one every few
+// hundred bytes) are looked at byte by byte: the plain text path costs one memchr for NULs.
+constexpr uint64_t kNulZoneBytes = 4096;
+// Binary data other than NULs for this long in a row ends the reading (a text header before a
+// binary payload); a run of NULs, what a crash leaves, is skipped whatever its length.
+constexpr uint64_t kMaxBinaryRunBytes = uint64_t{64} * 1024;
+constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 // The longest magic number (xz).
 constexpr size_t kMagicBytes = 6;
 
 // Length of the UTF-8 sequence that starts `s`, or 0 if none does. A sequence cut short by the
-// end of `s` counts: the sniffed prefix may end inside one.
+// end of `s` counts: a line cut at kMaxLineBytes may end inside one.
 size_t Utf8Length(std::string_view s) {
   auto lead = static_cast<unsigned char>(s[0]);
   size_t length = 0;
@@ -57,23 +78,105 @@ bool IsTextControl(unsigned char c) {
   return (c >= '\b' && c <= '\r') || c == 0x1b;
 }
 
-// Binary if `head` holds a NUL byte, or if more than 30% of it is control characters or
-// bytes that are not UTF-8.
-bool LooksBinary(std::string_view head) {
-  if (head.find('\0') != std::string_view::npos) return true;
-  size_t odd = 0;
-  for (size_t i = 0; i < head.size();) {
-    auto c = static_cast<unsigned char>(head[i]);
+// The end of the run of NUL bytes at s[i], a word at a time.
+size_t NulRunEnd(std::string_view s, size_t i) {
+  uint64_t word = 0;
+  while (i + sizeof word <= s.size()) {
+    std::memcpy(&word, s.data() + i, sizeof word);
+    if (word != 0) break;
+    i += sizeof word;
+  }
+  while (i < s.size() && s[i] == '\0') ++i;
+  return i;
+}
+
+// How a line (without its "\n") splits into binary data and text.
+struct LineBytes {
+  size_t binary = 0;                         // length of the binary run the line starts with
+  bool junk = false;                         // that run holds bytes other than NULs
+  size_t last_nul = std::string_view::npos;  // the line's last NUL byte
+  // What follows the run is text beyond doubt: kMinTextBytes or more, no NUL, at most 10% odd.
+  bool text = false;
+};
+
+// Odd bytes (NULs, other control characters, bytes that are not UTF-8) count +7, the others -3:
+// the binary run at the start of `line` is its prefix of the highest score, if that is above 0.
+// What follows is then at most 30% odd in every prefix, so a line of text with a few stray bad
+// bytes stays whole. After a binary run, only text beyond doubt is kept (the end of junk is
+// often a few bytes that look like text).
+LineBytes SplitBinary(std::string_view line) {
+  constexpr int64_t kOdd = 7;
+  constexpr int64_t kClean = -3;
+  LineBytes split;
+  int64_t score = 0;
+  int64_t best = 0;
+  bool junk = false;
+  size_t odd = 0;  // odd bytes and NULs: in all, and in the binary run
+  size_t nuls = 0;
+  size_t odd_in_run = 0;
+  size_t nuls_in_run = 0;
+  for (size_t i = 0; i < line.size();) {
+    auto c = static_cast<unsigned char>(line[i]);
     size_t length = 1;
-    if (c >= 0x80) {
-      length = std::max<size_t>(Utf8Length(head.substr(i)), 1);
-      if (length == 1) ++odd;
+    if (c == 0) {
+      length = NulRunEnd(line, i) - i;
+      split.last_nul = i + length - 1;
+      nuls += length;
+      score += kOdd * static_cast<int64_t>(length);
+    } else if (c >= 0x80) {
+      length = Utf8Length(line.substr(i));
+      if (length == 0) {
+        length = 1;
+        junk = true;
+        ++odd;
+        score += kOdd;
+      } else {
+        score += kClean * static_cast<int64_t>(length);
+      }
     } else if ((c < 0x20 && !IsTextControl(c)) || c == 0x7f) {
+      junk = true;
       ++odd;
+      score += kOdd;
+    } else {
+      score += kClean;
     }
     i += length;
+    if (score > best) {
+      best = score;
+      split.binary = i;
+      split.junk = junk;
+      odd_in_run = odd;
+      nuls_in_run = nuls;
+    }
   }
-  return odd * 10 > head.size() * 3;
+  const size_t rest = line.size() - split.binary;
+  split.text = rest >= kMinTextBytes && nuls == nuls_in_run && (odd - odd_in_run) * 10 <= rest;
+  // A short line with odd bytes near binary data is more likely part of it than text.
+  const bool short_and_odd = line.size() < kMinTextBytes && odd + nuls > 0;
+  if ((split.binary > 0 && !split.text) || short_and_odd) {
+    split.binary = line.size();
+    split.junk = junk;
+  }
+  return split;
+}
+
+// "8 KiB", "4.9 KiB", "300 bytes".
+std::string RoundedSize(uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  constexpr std::string_view kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  auto value = static_cast<double>(bytes) / 1024;
+  size_t unit = 0;
+  while (unit + 1 < std::size(kUnits) && value >= 1024) {
+    value /= 1024;
+    ++unit;
+  }
+  std::array<char, 32> digits{};
+  const int precision = value < 10 ? 1 : 0;
+  auto [end, ec] =
+      std::to_chars(digits.begin(), digits.end(), value, std::chars_format::fixed, precision);
+  std::string number(digits.begin(), end);
+  if (number.ends_with(".0")) number.resize(number.size() - 2);
+  return number + " " + std::string(kUnits[unit]);
 }
 
 std::string Plural(uint64_t count, std::string_view noun) {
@@ -98,11 +201,22 @@ class LineReaderImpl final : public LineReader {
   uint64_t lines() const override { return lines_; }
   uint64_t cut_lines() const override { return cut_lines_; }
   const std::string& error() const override { return error_; }
+  std::string notice() const override {
+    if (binary_bytes_ == 0) return "";
+    return path_ + ": " + RoundedSize(binary_bytes_) + " of binary data skipped at byte " +
+           std::to_string(first_binary_at_);
+  }
 
  private:
   void CheckText();
   void Fill();
   bool Yield(size_t length, size_t consumed, Line* line, bool part = false);
+  // The text offset of buffer_[index].
+  uint64_t Offset(size_t index) const { return bytes_ - end_ + index; }
+  bool NearNul(size_t begin, size_t end);
+  // Looks at the line buffer_[begin_, begin_ + length) byte by byte; skips the binary data it
+  // starts with. Returns false when that ends the reading.
+  bool SkipBinary(size_t length, size_t consumed_if_binary);
 
   std::string path_;
   std::string_view compression_;
@@ -120,6 +234,20 @@ class LineReaderImpl final : public LineReader {
   uint64_t lines_ = 0;
   uint64_t cut_lines_ = 0;
   std::string error_;
+  // Text offsets: lines before head_end_ (those CheckText looked at) and before text_until_ (a
+  // line split already) are not split again.
+  uint64_t head_end_ = 0;
+  uint64_t text_until_ = 0;
+  // The last NUL byte seen, and the first at or after nul_from_ (kNone: none up to nul_to_).
+  uint64_t last_nul_ = kNone;
+  uint64_t next_nul_ = kNone;
+  uint64_t nul_to_ = 0;
+  // Binary data skipped: in all, where it was first met, and since the last line of text.
+  uint64_t binary_bytes_ = 0;
+  uint64_t first_binary_at_ = 0;
+  uint64_t binary_run_ = 0;
+  uint64_t binary_run_at_ = 0;
+  bool binary_run_junk_ = false;
 };
 
 // Reads more text after the unread part, which moves to the front of the buffer first.
@@ -152,12 +280,81 @@ void LineReaderImpl::Fill() {
   }
 }
 
+// Reads lines ahead, yielding none, until one holds kMinTextBytes of text. Binary data up to
+// kHeadBytes, or to the end, without such a line is no text log; short or blank lines without
+// binary data are text.
 void LineReaderImpl::CheckText() {
   checked_ = true;
-  // A live input is judged by what it has written so far.
-  while (end_ < kSniffBytes && !stream_done_ && (end_ == 0 || stream_->Ready())) Fill();
-  binary_ = LooksBinary(std::string_view(buffer_.get(), std::min(end_, kSniffBytes)));
+  size_t at = 0;
+  bool binary_seen = false;
+  while (at < kHeadBytes) {
+    const size_t window = std::min(end_ - at, kMaxLineBytes + 2);
+    const void* newline = std::memchr(buffer_.get() + at, '\n', window);
+    if (newline == nullptr && window < kMaxLineBytes + 2 && !stream_done_) {
+      Fill();
+      continue;
+    }
+    if (at == end_) break;
+    const size_t length =
+        newline != nullptr ? static_cast<const char*>(newline) - (buffer_.get() + at) : window;
+    const LineBytes split = SplitBinary(std::string_view(buffer_.get() + at, length));
+    if (split.text) {
+      head_end_ = Offset(at + length);
+      return;
+    }
+    binary_seen = binary_seen || split.binary > 0;
+    at += length + (newline != nullptr ? 1 : 0);
+  }
+  head_end_ = Offset(at);
+  binary_ = binary_seen;  // short lines of text (or blank ones) without binary data are text
   if (binary_) error_ = path_ + ": binary data, not a text log";
+}
+
+// Whether a NUL byte lies within kNulZoneBytes of buffer_[begin, end).
+bool LineReaderImpl::NearNul(size_t begin, size_t end) {
+  const uint64_t from = Offset(begin);
+  if (last_nul_ != kNone && from < last_nul_ + kNulZoneBytes) return true;
+  if (next_nul_ != kNone && next_nul_ < from) {
+    // Passed by a line too long to be looked at: search again from here.
+    next_nul_ = kNone;
+  }
+  nul_to_ = std::max(nul_to_, from);
+  if (next_nul_ == kNone && nul_to_ < Offset(end_)) {
+    const char* search = buffer_.get() + (nul_to_ - Offset(0));
+    const void* nul = std::memchr(search, '\0', Offset(end_) - nul_to_);
+    next_nul_ = nul != nullptr ? Offset(static_cast<const char*>(nul) - buffer_.get()) : kNone;
+    nul_to_ = Offset(end_);
+  }
+  return next_nul_ != kNone && next_nul_ < Offset(end) + kNulZoneBytes;
+}
+
+bool LineReaderImpl::SkipBinary(size_t length, size_t consumed_if_binary) {
+  const LineBytes split = SplitBinary(std::string_view(buffer_.get() + begin_, length));
+  if (split.last_nul != std::string_view::npos) last_nul_ = Offset(begin_ + split.last_nul);
+  const bool all_binary = length > 0 && split.binary == length;
+  // The line's text (what is left of it) is not looked at again.
+  if (!all_binary) text_until_ = Offset(begin_ + consumed_if_binary);
+  const size_t skipped = all_binary ? consumed_if_binary : split.binary;
+  if (skipped > 0) {
+    if (binary_bytes_ == 0) first_binary_at_ = Offset(begin_);
+    if (binary_run_ == 0) binary_run_at_ = Offset(begin_);
+    binary_bytes_ += skipped;
+    binary_run_ += skipped;
+    binary_run_junk_ = binary_run_junk_ || split.junk;
+    begin_ += skipped;
+    if (binary_run_ > kMaxBinaryRunBytes && binary_run_junk_) {
+      error_ = path_ + ": binary data from byte " + std::to_string(binary_run_at_) +
+               " on; the rest is not read";
+      stream_done_ = true;
+      begin_ = end_;
+      return false;
+    }
+  }
+  if (split.text) {
+    binary_run_ = 0;
+    binary_run_junk_ = false;
+  }
+  return true;
 }
 
 // Yields the `length` bytes at begin_ as a line, without a final "\r", and consumes `consumed`.
@@ -202,6 +399,15 @@ bool LineReaderImpl::Next(Line* line) {
       // "\n" is the line end's.
       const size_t line_end =
           newline != nullptr ? static_cast<const char*>(newline) - text : window;
+      if (available > 0 && Offset(begin_) >= text_until_ &&
+          (Offset(begin_) < head_end_ || NearNul(begin_, begin_ + line_end))) {
+        if (newline != nullptr || window == kMaxLineBytes + 2 || stream_done_) {
+          if (!SkipBinary(line_end, line_end + (newline != nullptr ? 1 : 0))) return false;
+          continue;
+        }
+        Fill();  // a line near binary data is split only once it is whole
+        continue;
+      }
       if (line_end > 1) {
         const void* ret = std::memchr(text, '\r', line_end - 1);
         if (ret != nullptr) {
@@ -229,40 +435,113 @@ bool LineReaderImpl::Next(Line* line) {
   }
 }
 
-// Adds the entries of `dir` (sorted, hidden ones left out) and of its subfolders to *inputs.
-void Walk(const fs::path& dir, std::set<fs::path>* visited, std::vector<std::string>* inputs,
-          std::vector<std::string>* warnings) {
-  std::error_code ec;
-  fs::path canonical = fs::canonical(dir, ec);
-  if (ec) {
-    warnings->push_back(dir.string() + ": " + ec.message());
-    return;
+// File systems of the kernel's own state: reading there can block for ever (/proc/kmsg,
+// trace_pipe) or take messages from the system logger, and nothing there is a log to diagnose.
+bool KernelFileSystem(const fs::path& path) {
+  struct statfs info {};
+  if (statfs(path.c_str(), &info) != 0) return false;
+  switch (info.f_type) {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case DEBUGFS_MAGIC:
+    case TRACEFS_MAGIC:
+      return true;
+    default:
+      return false;
   }
-  // A symlink back to a folder already listed would recurse forever.
-  if (!visited->insert(canonical).second) return;
+}
 
-  std::vector<fs::path> entries;
-  fs::directory_iterator it(dir, ec);
-  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    if (it->path().filename().string().starts_with('.')) continue;
-    entries.push_back(it->path());
-  }
-  if (ec) {
-    warnings->push_back(dir.string() + ": " + ec.message());
-    return;
-  }
-  std::sort(entries.begin(), entries.end());
+using FileId = std::pair<dev_t, ino_t>;
 
-  for (const fs::path& entry : entries) {
-    fs::file_status status = fs::status(entry, ec);
-    if (ec) {
-      warnings->push_back(entry.string() + ": " + ec.message());
-    } else if (fs::is_directory(status)) {
-      Walk(entry, visited, inputs, warnings);
-    } else if (fs::is_regular_file(status)) {
-      // Only regular files: a FIFO or socket found in a folder could block forever.
-      inputs->push_back(entry.string());
+std::optional<FileId> IdOf(const fs::path& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return std::nullopt;
+  return FileId{info.st_dev, info.st_ino};
+}
+
+// Adds the regular files below the folder argument `root` to *inputs, in sorted order, hidden
+// entries left out. Symbolic links are followed only if `follow`, and then each folder and file
+// is taken once, known by device and inode. One folder after another is listed with nothing
+// recomputed for the levels above it, so the cost grows with the entries, whatever the depth.
+void Walk(const fs::path& root, bool follow, std::set<FileId>* seen,
+          std::vector<std::string>* inputs, std::vector<std::string>* warnings) {
+  struct Folder {
+    std::vector<fs::directory_entry> entries;
+    size_t next = 0;
+  };
+  std::vector<Folder> stack;
+  uint64_t links = 0;    // symbolic links not followed
+  uint64_t special = 0;  // devices, sockets, FIFOs
+  std::string first_special;
+
+  auto enter = [&](const fs::path& dir) {
+    if (KernelFileSystem(dir)) {
+      warnings->push_back(dir.string() +
+                          ": not walked into (the kernel's proc, sysfs, debugfs or tracefs)");
+      return;
     }
+    if (follow) {
+      // A link back to a folder already listed would walk it forever.
+      const std::optional<FileId> id = IdOf(dir);
+      if (id && !seen->insert(*id).second) return;
+    }
+    Folder folder;
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      if (it->path().filename().string().starts_with('.')) continue;
+      folder.entries.push_back(*it);
+    }
+    if (ec) {
+      warnings->push_back(dir.string() + ": " + ec.message());
+      return;
+    }
+    std::sort(folder.entries.begin(), folder.entries.end());
+    stack.push_back(std::move(folder));
+  };
+
+  enter(root);
+  while (!stack.empty()) {
+    Folder& folder = stack.back();
+    if (folder.next == folder.entries.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const fs::directory_entry entry = folder.entries[folder.next++];
+    std::error_code ec;
+    fs::file_status status = entry.symlink_status(ec);
+    if (!ec && fs::is_symlink(status)) {
+      if (!follow) {
+        ++links;
+        continue;
+      }
+      status = entry.status(ec);
+      if (!ec && KernelFileSystem(entry.path())) {
+        warnings->push_back(entry.path().string() +
+                            ": not read (the kernel's proc, sysfs, debugfs or tracefs)");
+        continue;
+      }
+    }
+    if (ec) {
+      warnings->push_back(entry.path().string() + ": " + ec.message());
+    } else if (fs::is_directory(status)) {
+      enter(entry.path());
+    } else if (fs::is_regular_file(status)) {
+      const std::optional<FileId> id = follow ? IdOf(entry.path()) : std::nullopt;
+      if (!id || seen->insert(*id).second) inputs->push_back(entry.path().string());
+    } else {
+      // A FIFO, socket or device could block forever, or never end.
+      if (special++ == 0) first_special = entry.path().string();
+    }
+  }
+  if (links > 0) {
+    warnings->push_back(root.string() + ": " + std::to_string(links) + " symbolic link" +
+                        (links == 1 ? "" : "s") + " not followed (--follow reads them)");
+  }
+  if (special > 0) {
+    warnings->push_back(root.string() + ": " + std::to_string(special) +
+                        (special == 1 ? " device, socket or FIFO" : " devices, sockets or FIFOs") +
+                        " not read (" + first_special + (special == 1 ? ")" : ", ...)"));
   }
 }
 
@@ -418,9 +697,9 @@ std::unique_ptr<Input> Input::Open(const std::string& path, std::string* error,
 }
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args,
-                                       std::vector<std::string>* warnings) {
+                                       std::vector<std::string>* warnings, bool follow) {
   std::vector<std::string> inputs;
-  std::set<fs::path> visited;
+  std::set<FileId> seen;
   for (const std::string& arg : args) {
     if (arg == "-") {
       inputs.push_back(arg);
@@ -431,7 +710,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args,
     if (ec) {
       warnings->push_back(arg + ": " + ec.message());
     } else if (fs::is_directory(status)) {
-      Walk(arg, &visited, &inputs, warnings);
+      Walk(arg, follow, &seen, &inputs, warnings);
     } else {
       inputs.push_back(arg);
     }

@@ -21,6 +21,13 @@ struct Line {
 };
 
 // A stream of lines from one input. Memory stays bounded whatever the input's size.
+//
+// Text is told from binary data by region. Lines near a NUL byte (and those at the start) are
+// looked at byte by byte: a run of NULs (what a crash leaves in a syslog) or of binary junk is
+// skipped and counted in notice(), the text around it read. A line of text with a few stray bad
+// bytes, UTF-8, tabs and ANSI colours stays whole. An input that is binary from the start, with
+// no line of text in its first 64 KiB, is refused (error()), and junk other than NULs for more
+// than 64 KiB in a row stops the reading there.
 class LineReader {
  public:
   // Opens `path` ("-" is standard input) and sniffs its compression from magic bytes:
@@ -47,6 +54,9 @@ class LineReader {
   // Empty while all is well; otherwise a one-line reason reading stopped early that names the
   // path ("truncated gzip stream", "binary data"). Lines yielded before it remain valid.
   virtual const std::string& error() const = 0;
+  // Empty, or one line naming the path that says how much binary data was skipped and where the
+  // first of it was ("PATH: 8 KiB of binary data skipped at byte 4096"); the rest was read.
+  virtual std::string notice() const = 0;
 };
 
 // Caps of an archive input (besides --max-bytes, which holds per member and for all its members
@@ -88,10 +98,13 @@ class Input {
   virtual bool Next(Member* member, std::vector<std::string>* warnings) = 0;
 };
 
-// Expands command-line arguments into inputs: files as given, folders recursively in sorted
-// order (symlink loops are not followed twice), "-" as is. Paths that do not exist or cannot
-// be listed add a one-line warning to *warnings and are left out.
+// Expands command-line arguments into inputs: files as given (a FIFO or a file of /proc too: the
+// user named it), folders recursively in sorted order. Inside a folder, symbolic links are not
+// followed unless `follow`, and then each folder and file is taken once (known by device and
+// inode, so loops end); devices, sockets and FIFOs are left out, and proc, sysfs, debugfs and
+// tracefs never walked into. Each adds a one-line warning per folder argument, as do paths that
+// do not exist or cannot be listed, which are left out. "-" stays as is.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args,
-                                       std::vector<std::string>* warnings);
+                                       std::vector<std::string>* warnings, bool follow = false);
 
 }  // namespace faultline
