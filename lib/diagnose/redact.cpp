@@ -14,9 +14,6 @@
 namespace faultline {
 namespace {
 
-// A host name as the shapes below print it: letters, digits, dots and dashes.
-#define HOST_NAME R"(([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?))"
-
 // user@host, as in a shell prompt, an ssh command or an e-mail address.
 const RE2& user_at_host() {
   static const RE2 re(R"(([A-Za-z_][A-Za-z0-9_.-]{0,31})@([A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9]))");
@@ -69,7 +66,8 @@ const RE2& instance_id() {
 // to [HOST]:PORT", "any network address of (HOST, PORT)"); Slurm ("srun: error: HOST: task 3:",
 // "*** JOB 17 ON HOST CANCELLED").
 struct HostShape {
-  HostShape(const char* pattern, bool names_only) : re(pattern), machine_names_only(names_only) {}
+  HostShape(const std::string& pattern, bool names_only)
+      : re(pattern), machine_names_only(names_only) {}
 
   RE2 re;
   // "host: unknown" names no host: after a bare keyword, only a name with a digit, dot or dash
@@ -79,20 +77,22 @@ struct HostShape {
 
 const std::vector<std::unique_ptr<HostShape>>& host_shapes() {
   static const std::vector<std::unique_ptr<HostShape>> shapes = [] {
+    // A host name as the shapes print it: letters, digits, dots and dashes.
+    const std::string name = R"(([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?))";
     std::vector<std::unique_ptr<HostShape>> out;
     for (
-        const auto& [pattern, names_only] : std::initializer_list<std::pair<const char*, bool>>{
+        const auto& [pattern, names_only] : std::initializer_list<std::pair<std::string, bool>>{
             {R"((?i)((?:[A-Za-z0-9][A-Za-z0-9-]*\.)+(?:internal|local|localdomain|lan|corp|home\.arpa))(?:[^A-Za-z0-9.-]|$))",
              false},
-            {HOST_NAME R"(:\d+:\d+ \[\d+\] NCCL )", false},
-            {R"re((?i)\b(?:host|hostname|master_addr)"?\s*[:=]\s*"?)re" HOST_NAME
-             R"((?:[^A-Za-z0-9.-]|$))",
+            {name + R"(:\d+:\d+ \[\d+\] NCCL )", false},
+            {R"re((?i)\b(?:host|hostname|master_addr)"?\s*[:=]\s*"?)re" + name +
+                 R"((?:[^A-Za-z0-9.-]|$))",
              true},
-            {R"((?i)\brdzv_endpoint\s*[:=]\s*)" HOST_NAME R"(:\d)", false},
-            {R"(\bto \[)" HOST_NAME R"(\]:\d)", false},
-            {R"(\baddress of \()" HOST_NAME R"(, \d)", false},
-            {R"(\bsrun: error: )" HOST_NAME R"(: task )", false},
-            {R"(\*\*\* (?:JOB|STEP) [\d.]+ ON )" HOST_NAME R"( CANCELLED)", false},
+            {R"((?i)\brdzv_endpoint\s*[:=]\s*)" + name + R"(:\d)", false},
+            {R"(\bto \[)" + name + R"(\]:\d)", false},
+            {R"(\baddress of \()" + name + R"(, \d)", false},
+            {R"(\bsrun: error: )" + name + R"(: task )", false},
+            {R"(\*\*\* (?:JOB|STEP) [\d.]+ ON )" + name + R"( CANCELLED)", false},
         }) {
       out.push_back(std::make_unique<HostShape>(pattern, names_only));
     }
@@ -100,8 +100,6 @@ const std::vector<std::unique_ptr<HostShape>>& host_shapes() {
   }();
   return shapes;
 }
-
-#undef HOST_NAME
 
 bool is_alnum(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0;
@@ -233,7 +231,7 @@ class Redactor {
     // ip-10-20-30-40.ec2.internal is the address's name: ip-1.ec2.internal.
     if (RE2::PartialMatch(host, ec2_ip_name())) return MaskEc2(host);
     const std::string name = ascii_lower(host);
-    const std::string mask = Mask(kHost, name);
+    std::string mask = Mask(kHost, name);
     // The first label of a qualified name stands for the host too when it numbers a machine
     // (letters and digits: "node17" of node17.corp.local, not "login" or "www").
     const size_t dot = name.find('.');
