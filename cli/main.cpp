@@ -119,13 +119,15 @@ size_t terminal_width(int fd) {
 // after the first second, so that short runs, pipes and CI logs get nothing.
 class ProgressLine {
  public:
-  faultline::Progress Callback() {
+  // `show_paths` false (--redact): the line names no input, only the bytes read.
+  faultline::Progress Callback(bool show_paths) {
     if (!isatty(STDERR_FILENO)) return {};
-    return [this](const std::string& path, uint64_t bytes) {
+    return [this, show_paths](const std::string& path, uint64_t bytes) {
       const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
       if (seconds < 1) return;
       std::cerr << "\r"
-                << faultline::progress_line(path, bytes, seconds, terminal_width(STDERR_FILENO) - 1)
+                << faultline::progress_line(show_paths ? path : "", bytes, seconds,
+                                            terminal_width(STDERR_FILENO) - 1)
                 << "\x1b[K" << std::flush;
       shown_ = true;
     };
@@ -140,7 +142,6 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-// Reads the inputs; returns an exit code when the run must stop here.
 // The catalog and the reading options; an exit code when one of them cannot be had.
 std::optional<int> prepare_analysis(Options& options, Catalog* catalog,
                                     faultline::AnalyzeOptions* analyze_options) {
@@ -172,16 +173,23 @@ void print_warning(const std::string& warning) {
   std::cerr << "faultline: warning: " << one_line(warning) << "\n";
 }
 
+// Reads the inputs; returns an exit code when the run must stop here. The warnings are left to
+// report_warnings, which diagnose calls after --redact has masked them.
 std::optional<int> run_analysis(Options& options, Catalog* catalog, Analysis* analysis) {
   faultline::AnalyzeOptions analyze;
   if (auto exit_code = prepare_analysis(options, catalog, &analyze)) return *exit_code;
   ProgressLine progress;
-  analyze.progress = progress.Callback();
+  analyze.progress = progress.Callback(!options.redact);
   *analysis = options.events ? faultline::analyze_records(options.paths, *catalog, analyze)
                              : faultline::analyze(options.paths, *catalog, analyze);
   progress.Clear();
-  for (const std::string& warning : analysis->warnings) print_warning(warning);
-  if (analysis->readable_inputs == 0) return fail("no input could be read");
+  return std::nullopt;
+}
+
+// Prints the run's warnings on stderr; an exit code when no input could be read.
+std::optional<int> report_warnings(const Analysis& analysis) {
+  for (const std::string& warning : analysis.warnings) print_warning(warning);
+  if (analysis.readable_inputs == 0) return fail("no input could be read");
   return std::nullopt;
 }
 
@@ -238,6 +246,7 @@ int run_diagnose(Options& options) {
   if (auto exit_code = run_analysis(options, &catalog, &analysis)) return *exit_code;
   faultline::apply_filter(filter, &analysis);
   if (options.redact) faultline::redact(&analysis);
+  if (auto exit_code = report_warnings(analysis)) return *exit_code;
   render(options, analysis);
   std::cout.flush();
   if (options.fail_on == "never") return kExitClean;

@@ -105,3 +105,18 @@ TEST_CASE("a line that is not a record is an error; a record of a later kind is 
   CHECK(records.events.empty());
   CHECK(records.states.empty());
 }
+
+TEST_CASE("a count over 2^48 is refused; 2^48 is taken; totals saturate") {
+  Records records;
+  std::string error;
+  CHECK_FALSE(
+      read_record(R"({"signature": "s", "count": 18446744073709551615})", &records, &error));
+  CHECK(error == R"("count" is not a count up to 2^48)");
+  CHECK_FALSE(read_record(R"({"record": "input", "bytes": 281474976710657})", &records, &error));
+  CHECK(error == R"("bytes" is not a count up to 2^48)");
+  REQUIRE(read_record(R"({"signature": "s", "count": 281474976710656})", &records, &error));
+  CHECK(records.events.at(0).count == kMaxRecordedCount);
+  CHECK(saturating_add(UINT64_MAX - 1, 1) == UINT64_MAX);
+  CHECK(saturating_add(UINT64_MAX - 1, kMaxRecordedCount) == UINT64_MAX);
+  CHECK(saturating_add(2, 3) == 5);
+}

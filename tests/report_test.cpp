@@ -400,3 +400,23 @@ TEST_CASE("issue 20: every format is clean UTF-8 for hostile paths and lines") {
                   "c\xed\xa0\x80") == "a\uFFFDb\uFFFDc\uFFFD\uFFFD\uFFFD");
   CHECK(printable("caf\xc3\xa9 \xf0\x9f\x94\xa5\tx") == "caf\xc3\xa9 \xf0\x9f\x94\xa5 x");
 }
+
+// A qualified name is a name of its own (its domain may name the company): masked whole.
+TEST_CASE("--redact: hosts in any case and inside compound tokens, not inside longer names") {
+  Analysis analysis;
+  analysis.inputs.push_back(
+      {"logs/node-a17/kern.log", "node-a17", InputKind::kKernelLog, "none", 1, 100, 0, ""});
+  analysis.warnings = {
+      "NODE-A17 node-a17_backup node-a17.cluster.local node-a170 xnode-a17 node-a17-ib0",
+      "srun: error: node-b22: task 3: Out Of Memory",
+      "later: node-b22, ip-10-20-30-40.ec2.internal, 10.20.30.40, i-0abc1234def567890, ~alice/x",
+      "frame #3: c10d::ProcessGroupNCCL::~ProcessGroupNCCL() from 1ubuntu1~22.04"};
+  redact(&analysis);
+  CHECK(analysis.inputs[0].host == "host-1");
+  CHECK(analysis.inputs[0].path == "logs/host-1/kern.log");
+  CHECK(analysis.warnings[0] == "host-1 host-1_backup host-2 node-a170 xnode-a17 host-1-ib0");
+  CHECK(analysis.warnings[1] == "srun: error: host-3: task 3: Out Of Memory");
+  CHECK(analysis.warnings[2] == "later: host-3, ip-1.ec2.internal, ip-1, host-4, ~user-1/x");
+  CHECK(analysis.warnings[3] ==
+        "frame #3: c10d::ProcessGroupNCCL::~ProcessGroupNCCL() from 1ubuntu1~22.04");
+}

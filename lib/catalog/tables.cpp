@@ -3,14 +3,59 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <string_view>
 
 #include "catalog/builtin_tables.h"
 
 namespace faultline {
+namespace {
+
+// The line of the first "[" or "{" nested deeper than kMaxTableDepth, 0 when there is none: read
+// before parsing, since a parser builds every level it enters (a 20 MB "[[[[..." file took 783 MB).
+size_t too_deep_line(std::string_view text) {
+  size_t depth = 0;
+  size_t line = 1;
+  bool in_string = false;
+  bool escaped = false;
+  for (const char c : text) {
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxTableDepth) return line;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return 0;
+}
+
+std::string too_big(const std::string& path, uintmax_t bytes) {
+  return path + ": a signature table is at most " + std::to_string(kMaxTableBytes >> 20) +
+         " MiB; this one is " + std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
 
 bool parse_table(const std::string& path, const std::string& text, Table* table,
                  std::string* error) {
+  if (text.size() > kMaxTableBytes) {
+    *error = too_big(path, text.size());
+    return false;
+  }
+  if (const size_t line = too_deep_line(text); line != 0) {
+    *error = path + ":" + std::to_string(line) + ": nested deeper than " +
+             std::to_string(kMaxTableDepth) + " levels";
+    return false;
+  }
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
@@ -61,15 +106,27 @@ bool load_tables(const std::string& dir, std::vector<Table>* tables, std::string
   }
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
-    std::ifstream in(file);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) {
+    // A table is a regular file, refused unread when over the limit; no more than its size and
+    // one byte is read (a file that grows meanwhile is not followed).
+    if (!fs::is_regular_file(file, ec)) {
+      *error = file.string() + ": not a regular file";
+      return false;
+    }
+    const uintmax_t size = fs::file_size(file, ec);
+    if (ec || size > kMaxTableBytes) {
+      *error = ec ? file.string() + ": " + ec.message() : too_big(file.string(), size);
+      return false;
+    }
+    std::ifstream in(file, std::ios::binary);
+    std::string text(size + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (in.bad() || (!in && !in.eof())) {
       *error = file.string() + ": cannot be read";
       return false;
     }
+    text.resize(static_cast<size_t>(in.gcount()));
     Table table;
-    if (!parse_table(file.string(), text.str(), &table, error)) return false;
+    if (!parse_table(file.string(), text, &table, error)) return false;
     tables->push_back(std::move(table));
   }
   return true;

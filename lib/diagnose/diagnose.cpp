@@ -191,7 +191,7 @@ std::string fill(const std::string& text, const Subject& subject) {
 void take_events(const std::vector<const Event*>& matched, Candidate* candidate) {
   uint64_t lines = 0;
   for (size_t i = 0; i < matched.size(); ++i) {
-    lines += matched[i]->count;
+    lines = saturating_add(lines, matched[i]->count);
     if (i < kEvidencePerCondition || i + 1 == matched.size()) {
       candidate->evidence.push_back(matched[i]->evidence);
     }
@@ -389,7 +389,7 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
   }
   std::set<int> ranks;
   for (const Event* event : seen_events) {
-    diagnosis.occurrences += event->count;
+    diagnosis.occurrences = saturating_add(diagnosis.occurrences, event->count);
     if (event->rank) ranks.insert(*event->rank);
   }
   diagnosis.ranks.assign(ranks.begin(), ranks.end());
@@ -756,7 +756,7 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
     auto [it, added] = group_of.emplace(text, groups.size());
     if (added) groups.push_back({text, 0, event->evidence, event->evidence.time, true});
     TemplateGroup& group = groups[it->second];
-    group.lines += event->count;
+    group.lines = saturating_add(group.lines, event->count);
     group.every_line_follows = group.every_line_follows && follows_explained(*event, explained);
     if (event->evidence.time.known()) group.last = event->evidence.time;
   }
@@ -764,7 +764,7 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
   for (size_t i = 0; i < groups.size(); ++i) {
     const TemplateGroup& group = groups[i];
     if (i >= kTemplatesListed) {
-      unlisted_lines += group.lines;
+      unlisted_lines = saturating_add(unlisted_lines, group.lines);
       continue;
     }
     candidate.evidence.push_back(group.first);

@@ -85,13 +85,16 @@ struct Filter {
 void apply_filter(const Filter& filter, Analysis* analysis);
 
 // Replaces, in every string of the analysis (paths, evidence lines, fixes, commands, notes,
-// event fields), the names of hosts with host-1, host-2, ..., IP addresses (IPv4, IPv6) with
-// ip-1, ip-2, ..., and user names with user-1, user-2, ..., numbered in order of first
-// appearance, so that the same name gets the same mask in every output format. Hosts are those
-// the analysis attributes lines to (syslog and journal envelopes, NCCL prefixes, folder names)
-// and those of user@host prompts, wherever they appear as a whole word; user names are those of
-// /home/NAME, /Users/NAME and user@host. GPU PCI addresses, serials and UUIDs are kept: they
-// are what the reader needs to act on.
+// event fields, warnings), the names of hosts with host-1, host-2, ..., IP addresses (IPv4,
+// IPv6, and EC2 names that spell one: ip-10-20-30-40) with ip-1, ip-2, ..., and user names with
+// user-1, user-2, ..., numbered in order of first appearance, so that the same name gets the same
+// mask in every output format. Hosts are those the analysis attributes lines to (syslog and
+// journal envelopes, NCCL prefixes, folder names), EC2 instance ids, and those lines name in
+// known shapes (user@host, private DNS suffixes, torchrun, c10d, Slurm); each is masked wherever
+// it appears, in any case, as a whole token or a part of one bounded by characters that are not
+// ASCII letters or digits. User names are those of home folders (/home/NAME, /Users/NAME,
+// C:\Users\NAME, ~NAME) and user@host. GPU PCI addresses, serials and UUIDs are kept: they are
+// what the reader needs to act on. Linear in the text: the hosts are one regular expression.
 void redact(Analysis* analysis);
 
 }  // namespace faultline

@@ -45,9 +45,17 @@ struct Records {
   std::vector<LossLogger> loss_loggers;  // "series" records
 };
 
+// The largest count of lines or bytes a record may hold (an event's "count", an input's "lines",
+// "bytes", "cut_lines"): 2^48, 256 TiB, more than any input holds. A record claiming more (2^64-1)
+// is not one faultline wrote and is refused; the totals of the counts taken saturate besides
+// (saturating_add), since many records add up.
+inline constexpr uint64_t kMaxRecordedCount = uint64_t{1} << 48;
+
 // Adds the record on `line` to `records`. A line without "record" is an event (as scan printed
 // before it wrote other records); a record of a kind this version does not know is skipped.
-// Returns false and sets *error (why, without the path) when the line is not a record.
+// Returns false and sets *error (why, without the path) when the line is not a record, or holds a
+// count over kMaxRecordedCount. A line is at most kMaxLineBytes (source.h), which bounds the size
+// of its strings and fields.
 bool read_record(std::string_view line, Records* records, std::string* error);
 
 }  // namespace faultline

@@ -40,6 +40,13 @@ class Fields {
     return true;
   }
 
+  // A count of lines or bytes: a whole number up to kMaxRecordedCount.
+  bool Count(const char* key, std::optional<uint64_t>* out) {
+    if (!Number(key, out)) return false;
+    if (out->value_or(0) > kMaxRecordedCount) return Wrong(key, "a count up to 2^48");
+    return true;
+  }
+
   bool Time(const char* key, Timestamp* out) {
     std::string text;
     if (!Text(key, &text)) return false;
@@ -106,7 +113,7 @@ bool read_event(const json& object, Records* records, std::string* error) {
   if (!fields.Text("signature", &event.signature) || !fields.Text("host", &event.host) ||
       !fields.Number("rank", &event.rank) || !fields.Gpu(&event.gpu) ||
       !fields.Number("xid", &event.xid) || !fields.Evidence(&event.evidence) ||
-      !fields.Number("count", &count) || !fields.Map("fields", &event.fields)) {
+      !fields.Count("count", &count) || !fields.Map("fields", &event.fields)) {
     *error = fields.error();
     return false;
   }
@@ -151,8 +158,8 @@ bool read_input(const json& object, Records* records, std::string* error) {
   std::string kind;
   if (!fields.Text("path", &input.path) || !fields.Text("host", &input.host) ||
       !fields.Text("kind", &kind) || !fields.Text("compression", &input.compression) ||
-      !fields.Number("lines", &lines) || !fields.Number("bytes", &bytes) ||
-      !fields.Number("cut_lines", &cut_lines) || !fields.Text("error", &input.error)) {
+      !fields.Count("lines", &lines) || !fields.Count("bytes", &bytes) ||
+      !fields.Count("cut_lines", &cut_lines) || !fields.Text("error", &input.error)) {
     *error = fields.error();
     return false;
   }

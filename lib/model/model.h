@@ -84,6 +84,12 @@ struct Event {
   uint64_t count = 1;
 };
 
+// a + b, or the largest uint64_t where that would wrap: the totals of counts (records read back
+// may claim large ones).
+inline uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
 // Who logs the training loss: one rank's series of one log format in one input (the values
 // stay with the series). Where two or more ranks of a format log it, each logs its own loss and
 // a loss anomaly is that rank's; where only one does, it is usually the job's reduced loss.

@@ -226,7 +226,7 @@ void render_html(const Analysis& analysis, std::ostream& out) {
       << "<title>faultline: " << html_escape(title) << "</title>\n"
       << "<style>" << kStyle << "</style>\n</head>\n<body>\n";
   uint64_t lines = 0;
-  for (const InputSummary& input : analysis.inputs) lines += input.lines;
+  for (const InputSummary& input : analysis.inputs) lines = saturating_add(lines, input.lines);
   const size_t count = analysis.diagnoses.size();
   out << "<header><h1>faultline report</h1>\n"
       << fmt::format("<p class=\"muted\">{} finding{} in {} input{} ({} lines)</p>\n", count,

@@ -286,8 +286,9 @@ std::string human_bytes(double bytes) {
 
 std::string progress_line(std::string_view path, uint64_t bytes, double seconds, size_t width) {
   const double rate = seconds > 0 ? static_cast<double>(bytes) / seconds : 0;
-  return clip(fmt::format("faultline: {} read, {}/s · {}", human_bytes(static_cast<double>(bytes)),
-                          human_bytes(rate), printable(path)),
+  // No path (--redact hides it): the figures alone.
+  return clip(fmt::format("faultline: {} read, {}/s{}{}", human_bytes(static_cast<double>(bytes)),
+                          human_bytes(rate), path.empty() ? "" : " · ", printable(path)),
               width);
 }
 
@@ -295,7 +296,7 @@ void render_text(const Analysis& analysis, const TextOptions& options, std::ostr
   const Style style{options.color};
   const Writer writer(style, options.width, out);
   uint64_t lines = 0;
-  for (const InputSummary& input : analysis.inputs) lines += input.lines;
+  for (const InputSummary& input : analysis.inputs) lines = saturating_add(lines, input.lines);
   const size_t count = analysis.diagnoses.size();
   out << style.bold(fmt::format("faultline: {} finding{} in {} input{} ({} lines)", count,
                                 count == 1 ? "" : "s", analysis.inputs.size(),
