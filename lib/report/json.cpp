@@ -60,7 +60,8 @@ json diagnosis_entry(const Diagnosis& diagnosis) {
 // Writes JSON text printed on its own as it reads `indent` deeper inside a document. JSON text
 // holds a newline only between its tokens (strings escape theirs).
 void put_nested(std::string_view text, std::string_view indent, std::ostream& out) {
-  for (size_t newline; (newline = text.find('\n')) != std::string_view::npos;) {
+  size_t newline = text.find('\n');
+  for (; newline != std::string_view::npos; newline = text.find('\n')) {
     out << text.substr(0, newline + 1) << indent;
     text.remove_prefix(newline + 1);
   }
