@@ -1,10 +1,12 @@
 // faultline's command line: argument handling and exit codes, nothing else.
+#include <faultline_commit.h>  // FAULTLINE_COMMIT, generated at build time
 #include <malloc.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <chrono>
@@ -79,6 +81,91 @@ std::string one_line(std::string_view message) {
 int fail(const std::string& message) {
   std::cerr << "faultline: " << one_line(message) << "\n";
   return kExitUsage;
+}
+
+// "faultline 0.1.0 (commit 1a2b3c4d5e6f, catalog 9f8e7d6c5b4a)": the release, the source it was
+// built from and the signature tables built in.
+std::string version_text() {
+  return std::string("faultline ") + FAULTLINE_VERSION + " (commit " + FAULTLINE_COMMIT +
+         ", catalog " + std::string(faultline::builtin_tables_version()) + ")";
+}
+
+// The candidate nearest to `typed` by edit distance, if near enough to be a typo (at most one
+// edit in four characters, two at most); "" if none is.
+std::string nearest(std::string_view typed, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::min<size_t>(2, std::max<size_t>(1, typed.size() / 4)) + 1;
+  for (const std::string& candidate : candidates) {
+    // Levenshtein distance, one row at a time.
+    std::vector<size_t> row(candidate.size() + 1);
+    for (size_t j = 0; j < row.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= typed.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= candidate.size(); ++j) {
+        const size_t above = row[j];
+        row[j] = std::min(
+            {row[j] + 1, row[j - 1] + 1, diagonal + (typed[i - 1] == candidate[j - 1] ? 0 : 1)});
+        diagonal = above;
+      }
+    }
+    if (row.back() < best_distance) {
+      best_distance = row.back();
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates) {
+  const std::string near = nearest(typed, candidates);
+  return near.empty() ? "" : "; did you mean '" + near + "'?";
+}
+
+// The long flags of `command` and its parents ("--format").
+std::vector<std::string> long_flags(const CLI::App* command) {
+  std::vector<std::string> flags;
+  for (; command != nullptr; command = command->get_parent()) {
+    for (const CLI::Option* option : command->get_options()) {
+      for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
+    }
+  }
+  return flags;
+}
+
+// The names of the commands under `command`.
+std::vector<std::string> command_names(const CLI::App* command) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : command->get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
+// A parse error as one line, with the flag or command the user may have meant.
+int usage_error(const CLI::App& app, const CLI::ParseError& error,
+                const std::vector<std::string>& args) {
+  // The deepest command given: its flags are the ones a mistyped one was meant to be.
+  const CLI::App* command = &app;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const CLI::App* sub : command->get_subcommands()) {
+      command = sub;
+      deeper = true;
+    }
+  }
+  std::string hint;
+  for (const std::string& arg : args) {
+    if (arg == "--") break;
+    if (!arg.starts_with("--")) continue;
+    const std::string flag = arg.substr(0, arg.find('='));
+    const std::vector<std::string> flags = long_flags(command);
+    if (std::find(flags.begin(), flags.end(), flag) == flags.end()) {
+      hint = did_you_mean(flag, flags);
+      if (!hint.empty()) break;
+    }
+  }
+  const bool top = command == &app;
+  const std::string help = top ? "faultline --help" : "faultline help " + command->get_name();
+  return fail((top ? "" : command->get_name() + ": ") + error.what() + hint + " (" + help + ")");
 }
 
 // "100M", "16G", "4096": a byte count with an optional binary unit (K, M, G, T; KiB, MB also).
@@ -229,10 +316,13 @@ void render(const Options& options, const Analysis& analysis) {
     faultline::render_html(analysis, std::cout);
   } else {
     // no-color.org: NO_COLOR set to anything but the empty string turns colour off.
+    // A dumb terminal shows escape sequences as text.
     const char* no_color = getenv("NO_COLOR");
+    const char* term = getenv("TERM");
     const bool color =
         options.color == "always" || (options.color == "auto" && isatty(STDOUT_FILENO) &&
-                                      (no_color == nullptr || *no_color == '\0'));
+                                      (no_color == nullptr || *no_color == '\0') &&
+                                      (term == nullptr || std::string_view(term) != "dumb"));
     faultline::render_text(analysis, {color, options.verbose, terminal_width(STDOUT_FILENO)},
                            std::cout);
   }
@@ -393,7 +483,8 @@ namespace {
 // Parses the command line and runs the command.
 int run(int argc, char** argv) {
   CLI::App app{"faultline: diagnose failed GPU training jobs from their logs, offline"};
-  app.set_version_flag("--version", FAULTLINE_VERSION);
+  app.name("faultline");
+  app.set_version_flag("-V,--version", version_text());
   app.require_subcommand(1);
   Options options;
 
@@ -445,15 +536,52 @@ int run(int argc, char** argv) {
   add_signatures_option(test, &options);
 
   CLI::App* explain = app.add_subcommand("explain", "Explain a diagnosis id, or an Xid");
-  explain->add_option("what", options.explain, "A diagnosis id (row-remap-pending) or xid N")
+  explain->add_option("id", options.explain, "A diagnosis id (row-remap-pending) or xid N")
       ->required();
   add_signatures_option(explain, &options);
 
+  std::string help_topic;
+  CLI::App* help = app.add_subcommand("help", "Show the help of faultline or of a command");
+  help->add_option("command", help_topic, "A command (diagnose, scan, signatures, explain)");
+  CLI::App* version = app.add_subcommand("version", "Show the version, commit and catalog");
+
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  // A mistyped command is not taken for an input path.
+  if (!args.empty() && !args[0].starts_with("-")) {
+    const std::vector<std::string> names = command_names(&app);
+    if (std::find(names.begin(), names.end(), args[0]) == names.end()) {
+      return fail("'" + args[0] + "' is not a faultline command" + did_you_mean(args[0], names) +
+                  " (faultline help)");
+    }
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e) == 0 ? kExitClean : kExitUsage;
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e) == 0 ? kExitClean : kExitUsage;
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e) == 0 ? kExitClean : kExitUsage;
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? kExitClean : kExitUsage;
+    return usage_error(app, e, args);
+  }
+  if (*version) {
+    std::cout << version_text() << "\n";
+    return kExitClean;
+  }
+  if (*help) {
+    if (help_topic.empty()) {
+      // App::help() would show the help of the command given, here `help` itself.
+      std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+      return kExitClean;
+    }
+    const std::vector<std::string> names = command_names(&app);
+    if (std::find(names.begin(), names.end(), help_topic) == names.end()) {
+      return fail("'" + help_topic + "' is not a faultline command" +
+                  did_you_mean(help_topic, names) + " (faultline help)");
+    }
+    std::cout << app.get_subcommand(help_topic)->help(app.get_name());
+    return kExitClean;
   }
   if (*diagnose) return run_diagnose(options);
   if (*scan) return run_scan(options);

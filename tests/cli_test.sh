@@ -148,4 +148,39 @@ check "explain unknown id: exit 2" test $? = 2
 "$faultline" scan "$good" "$good" "$good" 2>"$scratch/pipe.err" | head -n 1 >/dev/null
 check "scan | head: quiet" test ! -s "$scratch/pipe.err"
 
+# --- Manners (issue 21): help, version, "did you mean", TERM=dumb. ---
+"$faultline" diagnos "$samples/gpu-off-bus" >"$scratch/typo.out" 2>"$scratch/typo.err"
+check "a mistyped command: exit 2" test $? = 2
+check "a mistyped command: one line naming it, with the command meant" \
+  grep -qx "faultline: 'diagnos' is not a faultline command; did you mean 'diagnose'? (faultline help)" "$scratch/typo.err"
+"$faultline" diagnose --frmat json "$samples/gpu-off-bus" >/dev/null 2>"$scratch/flag.err"
+check "a mistyped flag: exit 2" test $? = 2
+check "a mistyped flag: the flag meant" grep -q "did you mean '--format'?" "$scratch/flag.err"
+"$faultline" scan --hostnme x "$samples/gpu-off-bus" >/dev/null 2>"$scratch/flag2.err"
+check "a mistyped flag of scan: the flag meant" grep -q "^faultline: scan: .*did you mean '--hostname'?" "$scratch/flag2.err"
+"$faultline" diagnose --zzzzzz "$samples/gpu-off-bus" >/dev/null 2>"$scratch/flag3.err"
+check "a flag near none: no guess" bash -c "! grep -q 'did you mean' '$scratch/flag3.err'"
+"$faultline" explain >/dev/null 2>"$scratch/explain.err"
+check "explain alone: says what it needs" grep -qx "faultline: explain: id is required (faultline help explain)" "$scratch/explain.err"
+"$faultline" help >"$scratch/help.out"
+check "faultline help: exit 0 and every command listed" bash -c \
+  "grep -q '^Usage: faultline' '$scratch/help.out' && grep -q '^  diagnose ' '$scratch/help.out' && grep -q '^  scan ' '$scratch/help.out'"
+"$faultline" help diagnose >"$scratch/help-diagnose.out"
+check "faultline help diagnose: its options" grep -q -- "--format" "$scratch/help-diagnose.out"
+"$faultline" help diagnos >/dev/null 2>"$scratch/help-typo.err"
+check "faultline help with a typo: exit 2" test $? = 2
+check "faultline help with a typo: the command meant" grep -q "did you mean 'diagnose'" "$scratch/help-typo.err"
+for form in -V --version version; do
+  "$faultline" $form >"$scratch/version.out"
+  check "faultline $form: release, commit and catalog" grep -qE \
+    '^faultline [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-modified)?|unknown), catalog [0-9a-f]{12}\)$' "$scratch/version.out"
+done
+if command -v script >/dev/null; then
+  # Colour on a terminal, none on a dumb one (script gives the run a terminal).
+  TERM=xterm script -qc "'$faultline' diagnose --fail-on never '$samples/gpu-off-bus'" /dev/null >"$scratch/tty.out"
+  check "a terminal gets colour" grep -q $'\e\\[' "$scratch/tty.out"
+  TERM=dumb script -qc "'$faultline' diagnose --fail-on never '$samples/gpu-off-bus'" /dev/null >"$scratch/dumb.out"
+  check "TERM=dumb gets none" bash -c "! grep -q $'\e' '$scratch/dumb.out'"
+fi
+
 finish

@@ -12,5 +12,7 @@ struct BuiltinTable {
 };
 
 extern const std::span<const BuiltinTable> kBuiltinTables;
+// The first 12 hex digits of a SHA-256 over each table's name and SHA-256.
+extern const std::string_view kBuiltinTablesDigest;
 
 }  // namespace faultline

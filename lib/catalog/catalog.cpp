@@ -1,5 +1,6 @@
 #include "catalog/catalog.h"
 
+#include "catalog/builtin_tables.h"
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
 
@@ -22,6 +23,10 @@ bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog,
 
 size_t builtin_table_count() {
   return builtin_tables().size();
+}
+
+std::string_view builtin_tables_version() {
+  return kBuiltinTablesDigest;
 }
 
 size_t table_count(const Catalog& catalog) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/model.h"
@@ -239,6 +240,9 @@ bool load_catalog(const std::vector<std::string>& extra_dirs, Catalog* catalog, 
 
 // How many tables are built in: a catalog's tables from this index on are the user's.
 size_t builtin_table_count();
+
+// The built-in tables' version: 12 hex digits that change whenever one of them does.
+std::string_view builtin_tables_version();
 
 // How many tables `catalog` holds.
 size_t table_count(const Catalog& catalog);
