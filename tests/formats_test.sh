@@ -49,6 +49,13 @@ github_ok() {
 }
 
 # --- Every format of every sample. ---
+# Commands can be pasted: a value the logs do not give is a placeholder that says where to get
+# it, never a phrase in an argument position ("-i the GPU", "<serial unknown>"). The commands of
+# a document are its verify commands and the `spans` of its fix steps.
+no_placeholder_phrase() {
+  ! jq -r '.diagnoses[] | .verify[].command, (.fix[] | scan("`[^`]*`"))' "$1" |
+    grep -Eiq 'unknown|-i the |<GPU>'
+}
 # What a record is, whatever the order and the time alignment: kind, where and what.
 record_key='[.record, .signature, .path, .line, .text, .count, .gpu, .host, .rank]'
 for folder in "$samples"/*/; do
@@ -62,6 +69,7 @@ for folder in "$samples"/*/; do
   check "$name jsonl: one record per line" jq -e 'type == "object" and (.record | IN("input", "state", "event"))' "$out.jsonl" >/dev/null
   check "$name jsonl: the events of the json" test "$(jq -c 'select(.record == "event")' "$out.jsonl" | wc -l)" = "$(jq '.events | length' "$out.json")"
   check "$name jsonl: the inputs of the json" test "$(jq -c 'select(.record == "input")' "$out.jsonl" | wc -l)" = "$(jq '.inputs | length' "$out.json")"
+  check "$name json: no placeholder phrase inside a command" no_placeholder_phrase "$out.json"
   # scan correlates nothing: it prints the same records but for those derived from every
   # rank's lines together, with times as the lines give them, input by input.
   "$faultline" scan "$folder" >"$out.scan"

@@ -165,24 +165,31 @@ std::string fill(const std::string& text, const Subject& subject) {
   const GpuRef& gpu = subject.gpu;
   return fill_template(text, [&](std::string_view name) -> std::optional<std::string> {
     if (name == "host") return subject.host.empty() ? "the node" : subject.host;
-    // What `nvidia-smi -i` takes: the address, else the UUID or index of a dump that showed none;
-    // with none known, a placeholder the reader fills in ("GPU <GPU>", "-i <GPU>"), as for
-    // gpu_index.
+    // What `nvidia-smi -i` takes: the address, else the UUID or index of a dump that showed none.
+    // A value the logs do not give is a placeholder that says where to get it, never a phrase
+    // that a pasted command would take for an argument; the shell refuses a pasted "<...>".
     if (name == "gpu") {
       if (!gpu.pci.empty()) return gpu.pci;
       if (!gpu.uuid.empty()) return gpu.uuid;
-      return gpu.index ? std::to_string(*gpu.index) : "<GPU>";
+      return gpu.index ? std::to_string(*gpu.index) : "<GPU: index or UUID from nvidia-smi -L>";
     }
     if (name == "gpu_index") {
       return gpu.index         ? std::to_string(*gpu.index)
-             : gpu.pci.empty() ? std::string("<GPU index>")
-                               : "<index of " + gpu.pci + ">";
+             : gpu.pci.empty() ? std::string("<GPU index: nvidia-smi -L>")
+                               : "<index of " + gpu.pci +
+                                     ": nvidia-smi --query-gpu=index,pci.bus_id --format=csv>";
     }
-    if (name == "serial") return gpu.serial.empty() ? "<serial unknown>" : gpu.serial;
-    if (name == "uuid") return gpu.uuid.empty() ? "<uuid unknown>" : gpu.uuid;
+    if (name == "serial") {
+      return gpu.serial.empty() ? "<serial: nvidia-smi --query-gpu=serial --format=csv>"
+                                : gpu.serial;
+    }
+    if (name == "uuid") return gpu.uuid.empty() ? "<UUID: nvidia-smi -L>" : gpu.uuid;
     if (name == "product") return gpu.product.empty() ? "GPU" : gpu.product;
     if (name == "memory_basis") return subject.memory.basis;
-    if (name.starts_with("event.")) return event_field(name, subject.events).value_or("unknown");
+    if (name.starts_with("event.")) {
+      return event_field(name, subject.events)
+          .value_or("<" + std::string(name.substr(6)) + ": not in these logs>");
+    }
     return std::nullopt;
   });
 }
