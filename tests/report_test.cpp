@@ -244,6 +244,25 @@ TEST_CASE("text: plain without colour, wrapped to the width, commands whole") {
   CHECK(colour.str().find("\x1b[1;31mCRITICAL\x1b[0m") != std::string::npos);
 }
 
+TEST_CASE("text: a long log line keeps its head and its message's tail (issue 21)") {
+  Analysis analysis = off_bus();
+  const std::string xid95 =
+      "Dec  2 14:07:31 gpu-node-104 kernel: [280244.791650] NVRM: Xid (PCI:0000:ab:00): 95, "
+      "pid=53905, name=python, Uncontained: FBHUB. RST: Yes, D-RST: No";
+  analysis.diagnoses[0].evidence[0].text = xid95;
+  std::ostringstream out;
+  render_text(analysis, {false, false, 100}, out);
+  const std::string text = out.str();
+  const size_t line = text.find("NVRM: Xid (PCI:0000:ab:00): 95,");
+  REQUIRE(line != std::string::npos);
+  const std::string shown = text.substr(line, text.find('\n', line) - line);
+  CHECK(shown.find("…") != std::string::npos);
+  CHECK(shown.ends_with("FBHUB. RST: Yes, D-RST: No"));
+  // The path gave way: its file and folder stay.
+  CHECK(text.find("gpu-off-bus/syslog:") != std::string::npos);
+  CHECK(text.find(FAULTLINE_SOURCE_DIR "/samples/gpu-off-bus/syslog:") == std::string::npos);
+}
+
 TEST_CASE("text: a wrapped message's evidence shows each of its lines on a row") {
   Analysis analysis = off_bus();
   analysis.diagnoses[0].evidence[0].text =

@@ -17,6 +17,10 @@ constexpr size_t kFoldedTimeline = 4;
 constexpr size_t kTimelineLines = 12;
 // Evidence text is cut here even with --verbose: a log line can be as long as the reader allows.
 constexpr size_t kEvidenceWidth = 240;
+// A log line's message gets at least this many columns, else the whole line is cut at the width.
+constexpr size_t kMinMessageColumns = 20;
+// An evidence line's path is cut (at its head) to no less than this.
+constexpr size_t kMinPathColumns = 20;
 
 std::string upper(std::string_view text) {
   std::string out(text);
@@ -57,6 +61,35 @@ std::string clip(std::string_view text, size_t width) {
     ++kept;
   }
   return std::string(text.substr(0, end)) + "…";
+}
+
+// The byte offset in `text` after its first `count` columns.
+size_t offset_after(std::string_view text, size_t count) {
+  size_t end = 0;
+  for (size_t kept = 0; end < text.size() && kept < count; ++kept) {
+    ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+  }
+  return end;
+}
+
+// `text` in `width` columns, cut in the middle when it is longer: a log line's head says what
+// wrote it ("NVRM: Xid (PCI:0000:ab:00): 95") and its tail what happened ("Uncontained: FBHUB.
+// RST: Yes"), so both stay, half the room each.
+std::string elide_middle(std::string_view text, size_t width) {
+  const size_t total = columns(text);
+  if (width == 0 || total <= width) return std::string(text);
+  const size_t head = (width - 1) / 2;
+  const size_t tail = width - 1 - head;
+  return std::string(text.substr(0, offset_after(text, head))) + "…" +
+         std::string(text.substr(offset_after(text, total - tail)));
+}
+
+// `text` in `width` columns, its head cut when it is longer: a path's file and folder stay.
+std::string elide_front(std::string_view text, size_t width) {
+  const size_t total = columns(text);
+  if (width == 0 || total <= width) return std::string(text);
+  return "…" + std::string(text.substr(offset_after(text, total - (width - 1))));
 }
 
 // Byte offsets in `word` at which to break it into pieces of at most `width` columns.
@@ -139,6 +172,19 @@ class Writer {
     out_ << Styled(tone, width_ == 0 ? line : clip(line, width_)) << "\n";
   }
 
+  // One line of `lead` (where a log line is from, when) and a log line's message, the message
+  // cut in the middle to fit the width (elide_middle).
+  void LogLine(size_t indent, std::string_view lead, std::string_view message,
+               Tone tone = Tone::kPlain) const {
+    const size_t used = indent + columns(lead);
+    if (width_ == 0 || width_ < used + kMinMessageColumns) {
+      return Line(indent, std::string(lead) + std::string(message), tone);
+    }
+    const std::string line = std::string(indent, ' ') + printable(lead) +
+                             elide_middle(printable(message), width_ - used);
+    out_ << Styled(tone, line) << "\n";
+  }
+
   // A line as is, never cut or wrapped: a command must stay copyable.
   void Raw(std::string_view text) const { out_ << text << "\n"; }
 
@@ -184,7 +230,11 @@ void render_evidence(const Diagnosis& d, const TextOptions& options, const Write
       options.verbose ? d.evidence.size() : std::min(d.evidence.size(), kFoldedEvidence);
   for (size_t i = 0; i < shown; ++i) {
     const Evidence& e = d.evidence[i];
-    const std::string where = fmt::format("{}:{}  ", printable(e.path), e.line);
+    // A long path gives way to the line (a quarter of the width at most, folded).
+    const size_t path_room =
+        options.verbose || options.width == 0 ? 0 : std::max(kMinPathColumns, options.width / 4);
+    const std::string where =
+        fmt::format("{}:{}  ", elide_front(printable(e.path), path_room), e.line);
     // A wrapped message's evidence is its lines: each after the first on a row of its own,
     // under the first.
     const size_t newline = e.text.find('\n');
@@ -195,7 +245,7 @@ void render_evidence(const Diagnosis& d, const TextOptions& options, const Write
     if (options.verbose) {
       w.Raw("     " + where + printable(clip(first, kEvidenceWidth)));
     } else {
-      w.Line(5, where + std::string(message_of(first)));
+      w.LogLine(5, where, message_of(first));
     }
     for (size_t at = newline; at != std::string::npos;) {
       const size_t next = e.text.find('\n', at + 1);
@@ -261,10 +311,11 @@ void render_timeline(const Analysis& analysis, const TextOptions& options, const
   for (size_t i = 0; i < shown; ++i) {
     const TimelineEntry& entry = entries[i];
     const Diagnosis& d = *entry.diagnosis;
-    w.Line(3,
-           fmt::format("{:>{}}  #{} {}  {}", compact_time(entry.evidence->time, millis), time_width,
-                       d.position, d.failure->id, message_of(entry.evidence->text)),
-           d.role == Role::kCollateral ? Tone::kDim : Tone::kPlain);
+    w.LogLine(3,
+              fmt::format("{:>{}}  #{} {}  ", compact_time(entry.evidence->time, millis),
+                          time_width, d.position, d.failure->id),
+              message_of(entry.evidence->text),
+              d.role == Role::kCollateral ? Tone::kDim : Tone::kPlain);
   }
   if (shown < entries.size()) {
     w.Line(3, fmt::format("… {} more (--verbose)", entries.size() - shown), Tone::kDim);
