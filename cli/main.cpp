@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -46,6 +47,7 @@ struct Options {
   bool events = false;    // diagnose --events: the paths hold `faultline scan` records
   bool follow = false;    // -L/--follow: symbolic links inside folders
   bool verbose = false;
+  bool ignore_missing = false;  // a named path that does not exist is not exit code 2
   // diagnose's filters and --redact
   std::string since;
   std::string until;
@@ -273,6 +275,23 @@ std::optional<int> run_analysis(Options& options, Catalog* catalog, Analysis* an
   return std::nullopt;
 }
 
+// Exit code 2 when a path the user named does not exist, unless --ignore-missing: a typo'd
+// path must not pass for a healthy log. Called once the rest has been read and reported.
+std::optional<int> check_named_paths(const Options& options) {
+  if (options.ignore_missing) return std::nullopt;
+  size_t missing = 0;
+  std::string first;
+  for (const std::string& path : options.paths) {
+    struct stat info {};
+    if (path == "-" || lstat(path.c_str(), &info) == 0 || errno != ENOENT) continue;
+    if (missing++ == 0) first = path;
+  }
+  if (missing == 0) return std::nullopt;
+  return fail(first + (missing > 1 ? " and " + std::to_string(missing - 1) + " more" : "") +
+              ": named but not found; the rest was read and reported (--ignore-missing makes "
+              "this a warning only)");
+}
+
 // Prints the run's warnings on stderr; an exit code when no input could be read.
 std::optional<int> report_warnings(const Analysis& analysis) {
   for (const std::string& warning : analysis.warnings) print_warning(warning);
@@ -339,6 +358,7 @@ int run_diagnose(Options& options) {
   if (auto exit_code = report_warnings(analysis)) return *exit_code;
   render(options, analysis);
   std::cout.flush();
+  if (auto exit_code = check_named_paths(options)) return *exit_code;
   if (options.fail_on == "never") return kExitClean;
   const auto threshold = faultline::parse_severity(options.fail_on);
   for (const faultline::Diagnosis& diagnosis : analysis.diagnoses) {
@@ -367,7 +387,8 @@ int run_scan(Options& options) {
   if (faultline::scan_records(options.paths, catalog, analyze, sink) == 0) {
     return fail("no input could be read");
   }
-  return kExitClean;
+  writer.Flush();
+  return check_named_paths(options).value_or(kExitClean);
 }
 
 int run_signatures_list(const Options& options) {
@@ -460,6 +481,8 @@ void add_input_options(CLI::App* command, Options* options) {
   command->add_option("paths", options->paths, "Log files, folders, or - for standard input");
   command->add_option("--max-bytes", options->max_bytes,
                       "Stop reading an input after this much text (K, M, G suffixes; default 4G)");
+  command->add_flag("--ignore-missing", options->ignore_missing,
+                    "A named path that does not exist is a warning only, not exit code 2");
   command->add_flag("-L,--follow", options->follow,
                     "Follow symbolic links inside folders (loops and repeats are read once)");
   command->add_option("--hostname", options->hostname,

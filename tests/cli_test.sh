@@ -96,8 +96,8 @@ printf '%s\n' 'Mar  5 10:12:33 gpu-node-9 kernel: NVRM: Xid (PCI:0000:b7:00): 64
 seq 1 20000 | sed 's/^/[ 1.0] filler line /' | gzip -c | head -c 20000 >"$scratch/cut.log.gz"
 head -c 8192 /dev/urandom >"$scratch/junk.bin"
 printf '\0\0\0ELF' >>"$scratch/junk.bin"
-"$faultline" diagnose --format json "$scratch/cut.log.gz" "$scratch/junk.bin" "$scratch/missing.log" "$good" \
-  >"$scratch/mixed.json" 2>"$scratch/mixed.err"
+"$faultline" diagnose --format json --ignore-missing "$scratch/cut.log.gz" "$scratch/junk.bin" \
+  "$scratch/missing.log" "$good" >"$scratch/mixed.json" 2>"$scratch/mixed.err"
 code=$?
 check "mixed: exit 1 (found a critical)" test "$code" = 1
 check "mixed: good file diagnosed" jq -e '.diagnoses[0].id == "row-remap-failure"' "$scratch/mixed.json" >/dev/null
@@ -105,6 +105,15 @@ check "mixed: three warnings" test "$(wc -l <"$scratch/mixed.err")" = 3
 check "mixed: truncated gzip named" grep -q "cut.log.gz.*truncated" "$scratch/mixed.err"
 check "mixed: binary named" grep -q "junk.bin.*binary" "$scratch/mixed.err"
 check "mixed: missing named" grep -q "missing.log" "$scratch/mixed.err"
+
+# A named path that does not exist is exit 2 (issue 21), the rest still read and reported.
+for command in diagnose scan; do
+  "$faultline" $command "$good" "$scratch/missing.log" >"$scratch/named.out" 2>"$scratch/named.err"
+  check "$command, a named path missing: exit 2" test $? = 2
+  check "$command, a named path missing: the rest reported" grep -q "0000:b7:00" "$scratch/named.out"
+  check "$command, a named path missing: said, with the way out" \
+    grep -q "missing.log: named but not found.*--ignore-missing" "$scratch/named.err"
+done
 
 # --- Nothing readable: exit 2 with a reason. ---
 "$faultline" diagnose "$scratch/missing.log" "$scratch/junk.bin" >/dev/null 2>"$scratch/none.err"
