@@ -48,6 +48,7 @@ struct Options {
   bool follow = false;    // -L/--follow: symbolic links inside folders
   bool verbose = false;
   bool ignore_missing = false;  // a named path that does not exist is not exit code 2
+  bool quiet = false;           // diagnose -q: the verdict line only
   // diagnose's filters and --redact
   std::string since;
   std::string until;
@@ -323,7 +324,9 @@ std::optional<int> read_filter(const Options& options, faultline::Filter* filter
 }
 
 void render(const Options& options, const Analysis& analysis) {
-  if (options.format == "json") {
+  if (options.quiet) {
+    faultline::render_verdict_line(analysis, std::cout);
+  } else if (options.format == "json") {
     faultline::render_json(analysis, std::cout);
   } else if (options.format == "jsonl") {
     faultline::render_jsonl(analysis, std::cout);
@@ -520,6 +523,8 @@ int run(int argc, char** argv) {
   diagnose->add_option("--color", options.color, "Colour the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   diagnose->add_flag("-v,--verbose", options.verbose, "Show every evidence line");
+  diagnose->add_flag("-q,--quiet", options.quiet,
+                     "Print only the verdict: the top diagnosis at warning or above, or none");
   diagnose->add_option("--since", options.since,
                        "Only what happened at or after this time (2024-03-05T10:12:33Z)");
   diagnose->add_option("--until", options.until, "Only what happened at or before this time");

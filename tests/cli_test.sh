@@ -157,7 +157,15 @@ check "explain unknown id: exit 2" test $? = 2
 "$faultline" scan "$good" "$good" "$good" 2>"$scratch/pipe.err" | head -n 1 >/dev/null
 check "scan | head: quiet" test ! -s "$scratch/pipe.err"
 
-# --- Manners (issue 21): help, version, "did you mean", TERM=dumb. ---
+# --- Manners (issue 21): -q, help, version, "did you mean", TERM=dumb. ---
+"$faultline" diagnose -q "$samples/job64-xid95" >"$scratch/quiet.out"
+check "-q: exit code as without it" test $? = 1
+check "-q: one line, the top diagnosis and its subject" bash -c "test \$(wc -l <'$scratch/quiet.out') = 1 &&
+  grep -q '^CRITICAL ecc-uncontained: .* GPU 0000:ab:00.0 on gpu-node-104 .*(1 of [0-9]* findings)$' '$scratch/quiet.out'"
+"$faultline" diagnose -q "$samples/healthy" >"$scratch/quiet-healthy.out"
+check "-q on a healthy log: exit 0" test $? = 0
+check "-q on a healthy log: one line saying so" bash -c "test \$(wc -l <'$scratch/quiet-healthy.out') = 1 &&
+  grep -q '^Nothing at warning or above' '$scratch/quiet-healthy.out'"
 "$faultline" diagnos "$samples/gpu-off-bus" >"$scratch/typo.out" 2>"$scratch/typo.err"
 check "a mistyped command: exit 2" test $? = 2
 check "a mistyped command: one line naming it, with the command meant" \

@@ -22,6 +22,11 @@ struct TextOptions {
 // (confidence, explanation, evidence); after the top one, the incident's timeline.
 void render_text(const Analysis& analysis, const TextOptions& options, std::ostream& out);
 
+// One line, the verdict (`diagnose --quiet`): the top diagnosis at warning or above, "CRITICAL
+// gpu-off-bus: GPU fell off the bus · GPU 0000:4c:00.0 on gpu-node-031 (1 of 3 findings)", or
+// that nothing is, with the lines faultline did not recognise counted.
+void render_verdict_line(const Analysis& analysis, std::ostream& out);
+
 // A CI job summary ($GITHUB_STEP_SUMMARY, a GitLab artifact): a heading, a table of the
 // diagnoses, then each one's fix, verify and evidence (in a folded <details>).
 void render_markdown(const Analysis& analysis, std::ostream& out);

@@ -361,4 +361,20 @@ void render_text(const Analysis& analysis, const TextOptions& options, std::ostr
   }
 }
 
+void render_verdict_line(const Analysis& analysis, std::ostream& out) {
+  const auto top =
+      std::find_if(analysis.diagnoses.begin(), analysis.diagnoses.end(),
+                   [](const Diagnosis& d) { return d.severity >= Severity::kWarning; });
+  if (top == analysis.diagnoses.end()) {
+    out << quiet_verdict(analysis) << "\n";
+    return;
+  }
+  const size_t count = analysis.diagnoses.size();
+  out << printable(fmt::format("{} {}: {} · {} ({} of {} finding{})",
+                               upper(severity_name(top->severity)), top->failure->id,
+                               top->failure->title, subject_line(*top), top->position, count,
+                               count == 1 ? "" : "s"))
+      << "\n";
+}
+
 }  // namespace faultline
