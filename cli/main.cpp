@@ -86,6 +86,10 @@ int fail(const std::string& message) {
   return kExitUsage;
 }
 
+constexpr const char* kExitCodes =
+    "Exit codes: 0 nothing at or above --fail-on, 1 something at or above it, 2 the command\n"
+    "could not run (bad usage, no input readable, an invalid table, a named path missing).";
+
 // "faultline 0.1.0 (commit 1a2b3c4d5e6f, catalog 9f8e7d6c5b4a)": the release, the source it was
 // built from and the signature tables built in.
 std::string version_text() {
@@ -512,9 +516,17 @@ int run(int argc, char** argv) {
   app.name("faultline");
   app.set_version_flag("-V,--version", version_text());
   app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();  // --help shows each option's default
+  app.footer(kExitCodes);
   Options options;
 
   CLI::App* diagnose = app.add_subcommand("diagnose", "Rank diagnoses for the given logs");
+  diagnose->footer(
+      "Examples:\n"
+      "  faultline diagnose /var/log/kern.log train.log   the ranked report\n"
+      "  journalctl -k -b -1 | faultline diagnose -        a pasted or piped log\n"
+      "  faultline diagnose --format json logs/ | jq '.diagnoses[0]'\n\n" +
+      std::string(kExitCodes));
   add_input_options(diagnose, &options);
   diagnose->add_option("--format", options.format, "Output format")
       ->check(CLI::IsMember({"text", "json", "jsonl", "markdown", "github", "html"}));
@@ -544,11 +556,18 @@ int run(int argc, char** argv) {
                    "Seconds two hosts' clocks may disagree when ordering cause and symptom")
       ->check(CLI::Range(0.0, 86400.0));
 
-  CLI::App* scan = app.add_subcommand(
+  CLI::App* scan_command = app.add_subcommand(
       "scan", "Print the records of the inputs (events, GPU state) as JSON Lines");
-  add_input_options(scan, &options);
-  scan->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"jsonl"}));
+  add_input_options(scan_command, &options);
+  scan_command->add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"jsonl"}));
 
+  scan_command->footer(
+      "Examples:\n"
+      "  faultline scan --hostname \"$(hostname -s)\" /var/log/kern.log > node.jsonl\n"
+      "  journalctl -kf | faultline scan                     a record as each line comes\n"
+      "  faultline diagnose --events node*.jsonl             the fleet, correlated centrally\n\n"
+      "Exit codes: 0 read, 2 could not run (no input readable, a named path missing).");
   CLI::App* signatures = app.add_subcommand("signatures", "Inspect the signature catalog");
   signatures->require_subcommand(1);
   CLI::App* list = signatures->add_subcommand("list", "List the signatures");
@@ -564,6 +583,10 @@ int run(int argc, char** argv) {
   add_signatures_option(test, &options);
 
   CLI::App* explain = app.add_subcommand("explain", "Explain a diagnosis id, or an Xid");
+  explain->footer(
+      "Examples:\n"
+      "  faultline explain row-remap-pending\n"
+      "  faultline explain xid 79");
   explain->add_option("id", options.explain, "A diagnosis id (row-remap-pending) or xid N")
       ->required();
   add_signatures_option(explain, &options);
@@ -612,7 +635,7 @@ int run(int argc, char** argv) {
     return kExitClean;
   }
   if (*diagnose) return run_diagnose(options);
-  if (*scan) return run_scan(options);
+  if (*scan_command) return run_scan(options);
   if (*list) return run_signatures_list(options);
   if (*lint) return run_signatures_lint(options);
   if (*test) return run_signatures_test(options);

@@ -184,6 +184,8 @@ check "faultline help: exit 0 and every command listed" bash -c \
   "grep -q '^Usage: faultline' '$scratch/help.out' && grep -q '^  diagnose ' '$scratch/help.out' && grep -q '^  scan ' '$scratch/help.out'"
 "$faultline" help diagnose >"$scratch/help-diagnose.out"
 check "faultline help diagnose: its options" grep -q -- "--format" "$scratch/help-diagnose.out"
+check "faultline help diagnose: defaults, examples, exit codes" bash -c "grep -q -- '--fail-on.*=error' '$scratch/help-diagnose.out' &&
+  grep -q '^Examples:' '$scratch/help-diagnose.out' && grep -q '^Exit codes: 0' '$scratch/help-diagnose.out'"
 "$faultline" help diagnos >/dev/null 2>"$scratch/help-typo.err"
 check "faultline help with a typo: exit 2" test $? = 2
 check "faultline help with a typo: the command meant" grep -q "did you mean 'diagnose'" "$scratch/help-typo.err"
