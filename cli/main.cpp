@@ -47,8 +47,9 @@ struct Options {
   bool events = false;    // diagnose --events: the paths hold `faultline scan` records
   bool follow = false;    // -L/--follow: symbolic links inside folders
   bool verbose = false;
-  bool ignore_missing = false;  // a named path that does not exist is not exit code 2
-  bool quiet = false;           // diagnose -q: the verdict line only
+  bool ignore_missing = false;        // a named path that does not exist is not exit code 2
+  bool quiet = false;                 // diagnose -q: the verdict line only
+  std::string error_format = "text";  // read by wants_json_errors before parsing
   // diagnose's filters and --redact
   std::string since;
   std::string until;
@@ -81,8 +82,29 @@ std::string one_line(std::string_view message) {
   return faultline::printable(out);  // C1 controls and bytes that are not UTF-8
 }
 
+// Errors as JSON on stderr (`--error-format json`, or `--format json`), for scripts that must
+// tell why a run failed; decided from the arguments before they are parsed, so that a usage
+// error is reported the same way.
+bool json_errors = false;
+
+bool wants_json_errors(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size() && args[i] != "--"; ++i) {
+    for (const std::string flag : {"--error-format", "--format"}) {
+      if (args[i] == flag + "=json" ||
+          (args[i] == flag && i + 1 < args.size() && args[i + 1] == "json")) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 int fail(const std::string& message) {
-  std::cerr << "faultline: " << one_line(message) << "\n";
+  if (json_errors) {
+    faultline::render_error_json(one_line(message), kExitUsage, std::cerr);
+  } else {
+    std::cerr << "faultline: " << one_line(message) << "\n";
+  }
   return kExitUsage;
 }
 
@@ -488,6 +510,10 @@ void add_input_options(CLI::App* command, Options* options) {
   command->add_option("paths", options->paths, "Log files, folders, or - for standard input");
   command->add_option("--max-bytes", options->max_bytes,
                       "Stop reading an input after this much text (K, M, G suffixes; default 4G)");
+  command
+      ->add_option("--error-format", options->error_format,
+                   "How an error that stops the run is written to stderr (json: one object)")
+      ->check(CLI::IsMember({"text", "json"}));
   command->add_flag("--ignore-missing", options->ignore_missing,
                     "A named path that does not exist is a warning only, not exit code 2");
   command->add_flag("-L,--follow", options->follow,
@@ -597,6 +623,7 @@ int run(int argc, char** argv) {
   CLI::App* version = app.add_subcommand("version", "Show the version, commit and catalog");
 
   const std::vector<std::string> args(argv + 1, argv + argc);
+  json_errors = wants_json_errors(args);
   // A mistyped command is not taken for an input path.
   if (!args.empty() && !args[0].starts_with("-")) {
     const std::vector<std::string> names = command_names(&app);

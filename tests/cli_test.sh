@@ -115,6 +115,23 @@ for command in diagnose scan; do
     grep -q "missing.log: named but not found.*--ignore-missing" "$scratch/named.err"
 done
 
+# Errors as JSON for scripts (--format json, or --error-format json): one object on stderr.
+json_error() {  # json_error NAME PATTERN ARGS...: exit 2 and the error object's message matches
+  local name=$1 pattern=$2
+  shift 2
+  "$faultline" "$@" >/dev/null 2>"$scratch/error.json"
+  check "$name: exit 2" test $? = 2
+  # Warnings before it stay lines of text.
+  check "$name: a faultline/error/v1 object" jq -e --arg p "$pattern" 'select(.schema ==
+    "faultline/error/v1") | .exit_code == 2 and (.error | test($p))' \
+    <(grep '^{' "$scratch/error.json") >/dev/null
+}
+json_error "json error, a mistyped command" "did you mean 'diagnose'" diagnos --format json "$good"
+json_error "json error, a mistyped flag" "did you mean '--format'" diagnose --frmat x --error-format json "$good"
+json_error "json error, nothing readable" "no input could be read" diagnose --format=json "$scratch/missing.log"
+json_error "json error, a named path missing" "missing.log: named but not found" scan --error-format json "$good" "$scratch/missing.log"
+json_error "json error, a bad --tz" "--tz" diagnose --format json --tz Mars/Olympus "$good"
+
 # --- Nothing readable: exit 2 with a reason. ---
 "$faultline" diagnose "$scratch/missing.log" "$scratch/junk.bin" >/dev/null 2>"$scratch/none.err"
 check "nothing readable: exit 2" test $? = 2

@@ -120,6 +120,12 @@ void render_jsonl(const Analysis& analysis, std::ostream& out) {
   for (const Event& event : analysis.events) out << dump_json(event_record(event), -1) << "\n";
 }
 
+void render_error_json(std::string_view message, int exit_code, std::ostream& out) {
+  const json error = {
+      {"schema", "faultline/error/v1"}, {"error", message}, {"exit_code", exit_code}};
+  out << dump_json(error, -1) << "\n";
+}
+
 std::string dump_json(const json& value, int indent) {
   return value.dump(indent, ' ', false, json::error_handler_t::replace);
 }

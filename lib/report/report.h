@@ -81,6 +81,10 @@ std::string progress_line(std::string_view path, uint64_t bytes, double seconds,
 // The "faultline/diagnosis/v1" document (docs/architecture.md, "The output contract").
 void render_json(const Analysis& analysis, std::ostream& out);
 
+// Why a run could not complete, for scripts (`--error-format json`, or `--format json`): one
+// line, {"error": MESSAGE, "exit_code": CODE, "schema": "faultline/error/v1"}.
+void render_error_json(std::string_view message, int exit_code, std::ostream& out);
+
 // The encyclopedia entry of a failure class (`faultline explain ID`).
 void render_class_entry(const FailureClass& failure, std::ostream& out);
 
