@@ -85,7 +85,10 @@ std::string one_line(std::string_view message) {
 // Errors as JSON on stderr (`--error-format json`, or `--format json`), for scripts that must
 // tell why a run failed; decided from the arguments before they are parsed, so that a usage
 // error is reported the same way.
-bool json_errors = false;
+bool& json_errors() {
+  static bool json = false;
+  return json;
+}
 
 bool wants_json_errors(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size() && args[i] != "--"; ++i) {
@@ -100,7 +103,7 @@ bool wants_json_errors(const std::vector<std::string>& args) {
 }
 
 int fail(const std::string& message) {
-  if (json_errors) {
+  if (json_errors()) {
     faultline::render_error_json(one_line(message), kExitUsage, std::cerr);
   } else {
     std::cerr << "faultline: " << one_line(message) << "\n";
@@ -623,7 +626,7 @@ int run(int argc, char** argv) {
   CLI::App* version = app.add_subcommand("version", "Show the version, commit and catalog");
 
   const std::vector<std::string> args(argv + 1, argv + argc);
-  json_errors = wants_json_errors(args);
+  json_errors() = wants_json_errors(args);
   // A mistyped command is not taken for an input path.
   if (!args.empty() && !args[0].starts_with("-")) {
     const std::vector<std::string> names = command_names(&app);
