@@ -48,7 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string& warning : analysis.warnings) {
     FUZZ_CHECK(warning.find('\n') == std::string::npos);
   }
-  CheckJson(faultline::dump_json(faultline::diagnosis_json(analysis), 2));
+  std::ostringstream document;
+  faultline::render_json(analysis, document);
+  CheckJson(document.str());
   for (const faultline::Event& event : analysis.events) {
     CheckJson(faultline::dump_json(faultline::event_record(event), -1));
   }

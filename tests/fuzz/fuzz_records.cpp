@@ -53,6 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string& warning : analysis.warnings) {
     FUZZ_CHECK(warning.find('\n') == std::string::npos);
   }
-  (void)nlohmann::json::parse(faultline::dump_json(faultline::diagnosis_json(analysis), 2));
+  std::ostringstream document;
+  faultline::render_json(analysis, document);
+  (void)nlohmann::json::parse(document.str());
   return 0;
 }
