@@ -13,19 +13,6 @@ trap 'chmod -R u+rwx "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-# run NAME ARGS...: runs faultline with a time limit; stdout in $scratch/NAME.out, stderr in
-# .err, the exit code in $code. Any crash, hang or sanitizer report fails the test.
-run() {
-  local name=$1
-  shift
-  timeout 120 "$faultline" "$@" >"$scratch/$name.out" 2>"$scratch/$name.err"
-  code=$?
-  check "$name: exit code $code is 0, 1 or 2 (not a crash or a hang)" test "$code" -le 2
-  check "$name: no crash report" not_noisy "$scratch/$name.err"
-}
-not_noisy() {
-  ! grep -qE 'terminate called|Sanitizer|runtime error:|Segmentation fault|Aborted|core dumped' "$1"
-}
 valid_json() {
   jq -e '.schema == "faultline/diagnosis/v1"' "$1" >/dev/null
 }

@@ -12,17 +12,8 @@ trap 'rm -rf "$scratch"' EXIT
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-# run NAME ARGS...: runs faultline with a time limit; stdout in $scratch/NAME.out, stderr in
-# .err, the exit code in $code. A crash, a hang or a sanitizer report fails the test.
-run() {
-  local name=$1
-  shift
-  timeout 60 "$faultline" "$@" >"$scratch/$name.out" 2>"$scratch/$name.err"
-  code=$?
-  check "$name: exit code $code is 0, 1 or 2 (not a crash or a hang)" test "$code" -le 2
-  check "$name: no crash report" \
-    bash -c '! grep -qE "terminate called|Sanitizer|runtime error:" "$1"' _ "$scratch/$name.err"
-}
+run_timeout=60  # for run (lib.sh)
+
 top_is() {  # top_is FILE ID
   test "$(jq -r '.diagnoses[0].id' "$1")" = "$2"
 }

@@ -1,5 +1,6 @@
 # Shared by the shell test suites (sourced): `check NAME COMMAND...` counts COMMAND's success as a
-# pass and reports a failure by NAME; `finish [NOTE]` prints the counts and fails if any failed.
+# pass and reports a failure by NAME; `finish [NOTE]` prints the counts and fails if any failed;
+# `run` and `not_noisy` run faultline guarded against crashes and hangs.
 passed=0
 failed=0
 
@@ -17,4 +18,21 @@ check() {
 finish() {
   echo "$passed passed, $failed failed${1:+ ($1)}"
   test "$failed" = 0
+}
+
+# run NAME ARGS...: runs $faultline with a time limit ($run_timeout seconds, 120 unless set);
+# stdout in $scratch/NAME.out, stderr in .err, the exit code in $code. Any crash, hang or
+# sanitizer report fails the test.
+run() {
+  local name=$1
+  shift
+  timeout "${run_timeout:-120}" "$faultline" "$@" >"$scratch/$name.out" 2>"$scratch/$name.err"
+  code=$?
+  check "$name: exit code $code is 0, 1 or 2 (not a crash or a hang)" test "$code" -le 2
+  check "$name: no crash report" not_noisy "$scratch/$name.err"
+}
+
+# not_noisy FILE: FILE holds no crash or sanitizer report.
+not_noisy() {
+  ! grep -qE 'terminate called|Sanitizer|runtime error:|Segmentation fault|Aborted|core dumped' "$1"
 }
