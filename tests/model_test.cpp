@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <stdexcept>
+
 using faultline::normalize_pci;
 using faultline::Timestamp;
 
@@ -43,4 +45,22 @@ TEST_CASE("comparable: only timestamps of one kind order") {
   CHECK(comparable(Timestamp::BootRelative(1), Timestamp::BootRelative(2)));
   CHECK_FALSE(comparable(Timestamp::BootRelative(1), Timestamp::Absolute(2, 0)));
   CHECK_FALSE(comparable(Timestamp(), Timestamp()));
+}
+
+TEST_CASE("Fields: a map from name to text, iterated in name order") {
+  faultline::Fields fields{{"xid", "79"}, {"pci", "0000:3b:00"}};
+  fields["boot"] = "2";
+  fields["xid"] = "48";  // an existing name is replaced, not added
+  REQUIRE(fields.size() == 3);
+  std::string order;
+  for (const auto& [name, value] : fields) order += name + "=" + value + ";";
+  CHECK(order == "boot=2;pci=0000:3b:00;xid=48;");
+  CHECK(fields.contains("pci"));
+  CHECK_FALSE(fields.contains("pc"));
+  CHECK(fields.find("rank") == fields.end());
+  CHECK(fields.at("boot") == "2");
+  CHECK_THROWS_AS((void)fields.at("rank"), std::out_of_range);
+  CHECK(fields.erase("pci") == 1);
+  CHECK(fields.erase("pci") == 0);
+  CHECK(fields == faultline::Fields{{"xid", "48"}, {"boot", "2"}});
 }

@@ -13,9 +13,9 @@ using nlohmann::json;
 namespace {
 
 // Readers of one key that accept null or a missing key as "unknown" and refuse a wrong type.
-class Fields {
+class RecordKeys {
  public:
-  explicit Fields(const json& object) : object_(object) {}
+  explicit RecordKeys(const json& object) : object_(object) {}
 
   bool Text(const char* key, std::string* out) {
     auto it = object_.find(key);
@@ -57,13 +57,14 @@ class Fields {
     return true;
   }
 
-  bool Map(const char* key, std::map<std::string, std::string>* out) {
+  template <typename StringMap>
+  bool Map(const char* key, StringMap* out) {
     auto it = object_.find(key);
     if (it == object_.end() || it->is_null()) return true;
     if (!it->is_object()) return Wrong(key, "an object");
     for (const auto& [name, value] : it->items()) {
       if (!value.is_string()) return Wrong(key, "an object of strings");
-      (*out)[name] = value.get<std::string>();
+      (*out)[name] = value.template get<std::string>();
     }
     return true;
   }
@@ -103,7 +104,7 @@ class Fields {
 };
 
 bool read_event(const json& object, Records* records, std::string* error) {
-  Fields fields(object);
+  RecordKeys fields(object);
   Event event;
   std::optional<uint64_t> count;
   bool year_assumed = false;
@@ -129,7 +130,7 @@ bool read_event(const json& object, Records* records, std::string* error) {
 }
 
 bool read_state(const json& object, Records* records, std::string* error) {
-  Fields fields(object);
+  RecordKeys fields(object);
   GpuState state;
   if (!fields.Text("host", &state.host) || !fields.Gpu(&state.gpu) ||
       !fields.Evidence(&state.source) || !fields.Map("fields", &state.fields)) {
@@ -152,7 +153,7 @@ bool read_state(const json& object, Records* records, std::string* error) {
 }
 
 bool read_input(const json& object, Records* records, std::string* error) {
-  Fields fields(object);
+  RecordKeys fields(object);
   InputSummary input;
   std::optional<uint64_t> lines, bytes, cut_lines;
   std::string kind;
@@ -181,7 +182,7 @@ bool read_input(const json& object, Records* records, std::string* error) {
 // {"record": "series", "path", "host", "format", "rank", "rank_kind", "metrics": ["loss"]}:
 // a series that logs the loss (the values are not recorded).
 bool read_series(const json& object, Records* records, std::string* error) {
-  Fields fields(object);
+  RecordKeys fields(object);
   LossLogger logger;
   std::optional<int> rank;
   std::string rank_kind;

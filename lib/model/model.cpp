@@ -2,13 +2,61 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <ctime>
+#include <stdexcept>
 
 #include "model/text.h"
 
 namespace faultline {
+
+namespace {
+
+// The first entry whose name is not before `name`.
+template <typename Iterator>
+Iterator lower_bound_by_name(Iterator first, Iterator last, std::string_view name) {
+  return std::lower_bound(first, last, name,
+                          [](const Fields::value_type& entry, std::string_view wanted) {
+                            return std::string_view(entry.first) < wanted;
+                          });
+}
+
+}  // namespace
+
+Fields::Fields(std::initializer_list<value_type> entries) {
+  for (const value_type& entry : entries) (*this)[entry.first] = entry.second;
+}
+
+Fields::iterator Fields::find(std::string_view name) {
+  auto it = lower_bound_by_name(entries_.begin(), entries_.end(), name);
+  return it != entries_.end() && it->first == name ? it : entries_.end();
+}
+
+Fields::const_iterator Fields::find(std::string_view name) const {
+  auto it = lower_bound_by_name(entries_.begin(), entries_.end(), name);
+  return it != entries_.end() && it->first == name ? it : entries_.end();
+}
+
+const std::string& Fields::at(std::string_view name) const {
+  auto it = find(name);
+  if (it == end()) throw std::out_of_range("Fields::at: no field " + std::string(name));
+  return it->second;
+}
+
+std::string& Fields::operator[](std::string_view name) {
+  auto it = lower_bound_by_name(entries_.begin(), entries_.end(), name);
+  if (it == entries_.end() || it->first != name) it = entries_.emplace(it, name, std::string());
+  return it->second;
+}
+
+size_t Fields::erase(std::string_view name) {
+  auto it = find(name);
+  if (it == end()) return 0;
+  entries_.erase(it);
+  return 1;
+}
 
 Timestamp Timestamp::Absolute(double unix_seconds, std::optional<int> utc_offset_minutes) {
   return {Kind::kAbsolute, unix_seconds, utc_offset_minutes, false};

@@ -28,6 +28,13 @@ void put_gpu(const GpuRef& gpu, json* out) {
   (*out)["gpu_product"] = text_or_null(gpu.product);
 }
 
+// A JSON object, as the records' "fields" are (a Fields would be an array of pairs).
+json fields_object(const Fields& fields) {
+  json out = json::object();
+  for (const auto& [name, value] : fields) out[name] = value;
+  return out;
+}
+
 }  // namespace
 
 json event_record(const Event& event) {
@@ -42,7 +49,7 @@ json event_record(const Event& event) {
               {"line", event.evidence.line},
               {"text", event.evidence.text},
               {"count", event.count},
-              {"fields", event.fields}};
+              {"fields", fields_object(event.fields)}};
   put_gpu(event.gpu, &out);
   return out;
 }
