@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -47,6 +48,7 @@ struct Options {
   bool events = false;    // diagnose --events: the paths hold `faultline scan` records
   bool follow = false;    // -L/--follow: symbolic links inside folders
   bool verbose = false;
+  bool hyperlink = false;  // evidence paths as terminal hyperlinks, where the terminal shows them
   bool ignore_missing = false;        // a named path that does not exist is not exit code 2
   bool quiet = false;                 // diagnose -q: the verdict line only
   std::string error_format = "text";  // read by wants_json_errors before parsing
@@ -352,6 +354,23 @@ std::optional<int> read_filter(const Options& options, faultline::Filter* filter
   return std::nullopt;
 }
 
+// Where evidence paths point for --hyperlink: only on a terminal that shows OSC 8 links (a
+// dumb terminal or the Linux console print them as text), never into a pipe or a file.
+std::optional<faultline::FileLinks> file_links() {
+  const char* term = getenv("TERM");
+  const std::string_view name = term == nullptr ? "" : term;
+  if (!isatty(STDOUT_FILENO) || name.empty() || name == "dumb" || name == "linux") {
+    return std::nullopt;
+  }
+  std::array<char, 256> host{};
+  std::array<char, 4096> folder{};
+  if (gethostname(host.data(), host.size() - 1) != 0 ||
+      getcwd(folder.data(), folder.size()) == nullptr) {
+    return std::nullopt;
+  }
+  return faultline::FileLinks{host.data(), folder.data()};
+}
+
 void render(const Options& options, const Analysis& analysis) {
   if (options.quiet) {
     faultline::render_verdict_line(analysis, std::cout);
@@ -374,7 +393,9 @@ void render(const Options& options, const Analysis& analysis) {
         options.color == "always" || (options.color == "auto" && isatty(STDOUT_FILENO) &&
                                       (no_color == nullptr || *no_color == '\0') &&
                                       (term == nullptr || std::string_view(term) != "dumb"));
-    faultline::render_text(analysis, {color, options.verbose, terminal_width(STDOUT_FILENO)},
+    faultline::render_text(analysis,
+                           {color, options.verbose, terminal_width(STDOUT_FILENO),
+                            options.hyperlink && !options.redact ? file_links() : std::nullopt},
                            std::cout);
   }
 }
@@ -564,6 +585,8 @@ int run(int argc, char** argv) {
   diagnose->add_option("--color", options.color, "Colour the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   diagnose->add_flag("-v,--verbose", options.verbose, "Show every evidence line");
+  diagnose->add_flag("--hyperlink", options.hyperlink,
+                     "Evidence paths as links to their files, on a terminal that shows them");
   diagnose->add_flag("-q,--quiet", options.quiet,
                      "Print only the verdict: the top diagnosis at warning or above, or none");
   diagnose->add_option("--since", options.since,

@@ -217,6 +217,25 @@ if command -v script >/dev/null; then
   check "a terminal gets colour" grep -q $'\e\\[' "$scratch/tty.out"
   TERM=dumb script -qc "'$faultline' diagnose --fail-on never '$samples/gpu-off-bus'" /dev/null >"$scratch/dumb.out"
   check "TERM=dumb gets none" bash -c "! grep -q $'\e' '$scratch/dumb.out'"
+
+  # --hyperlink: evidence paths as OSC 8 links to the files (file://HOST/absolute path, bytes
+  # outside the unreserved set percent-encoded), only on a terminal that shows them.
+  mkdir -p "$scratch/my logs"
+  cp "$samples/gpu-off-bus/syslog" "$scratch/my logs/sys log"
+  binary=$(realpath "$faultline")
+  (cd "$scratch" && TERM=xterm script -qc "'$binary' diagnose --hyperlink --fail-on never 'my logs/sys log'" /dev/null) >"$scratch/links.out"
+  url="file://$(hostname)$(cd "$scratch" && pwd)/my%20logs/sys%20log"
+  check "--hyperlink on a terminal: the evidence path links to its file" grep -qF $'\e]8;;'"$url"$'\e\\' "$scratch/links.out"
+  check "--hyperlink: every link is closed" bash -c "test \$(grep -o $'\e]8;;file' '$scratch/links.out' | wc -l) -gt 0 &&
+    test \$(grep -o $'\e]8;;file' '$scratch/links.out' | wc -l) = \$(grep -o $'\e]8;;\e' '$scratch/links.out' | wc -l)"
+  TERM=xterm script -qc "'$faultline' diagnose --fail-on never '$samples/gpu-off-bus'" /dev/null >"$scratch/nolinks.out"
+  check "no links without --hyperlink" bash -c "! grep -q $'\e]8' '$scratch/nolinks.out'"
+  TERM=dumb script -qc "'$faultline' diagnose --hyperlink --fail-on never '$samples/gpu-off-bus'" /dev/null >"$scratch/dumb-links.out"
+  check "--hyperlink on a dumb terminal: none" bash -c "! grep -q $'\e]8' '$scratch/dumb-links.out'"
+  TERM=xterm script -qc "'$faultline' diagnose --hyperlink --redact --fail-on never '$samples/gpu-off-bus'" /dev/null >"$scratch/redact-links.out"
+  check "--hyperlink --redact: none (the link would name this host)" bash -c "! grep -q $'\e]8' '$scratch/redact-links.out'"
 fi
+"$faultline" diagnose --hyperlink --fail-on never "$samples/gpu-off-bus" >"$scratch/piped-links.out"
+check "--hyperlink into a pipe or file: none" bash -c "! grep -q $'\e' '$scratch/piped-links.out'"
 
 finish

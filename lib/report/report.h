@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -12,10 +13,20 @@
 
 namespace faultline {
 
+// Where evidence paths are, for terminal hyperlinks (OSC 8): file://HOST/FOLDER/PATH, as
+// `ls --hyperlink` writes them, so that a terminal opens the file only on the machine it is on.
+struct FileLinks {
+  std::string host;    // this machine's name
+  std::string folder;  // the absolute working folder that relative paths are read from
+};
+
 struct TextOptions {
   bool color = false;
   bool verbose = false;  // every evidence and timeline line, not only the first few
   size_t width = 100;    // columns to wrap prose and cut log lines to; 0 for no limit
+  // Evidence paths as hyperlinks to their files (an archive member's: to the archive); unset
+  // for plain text. Set only for a terminal that shows them.
+  std::optional<FileLinks> links;
 };
 
 // The ranked report for people: per diagnosis the verdict, subject, fix and verify, then why

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "report/common.h"
@@ -92,6 +93,31 @@ std::string elide_front(std::string_view text, size_t width) {
   return "…" + std::string(text.substr(offset_after(text, total - (width - 1))));
 }
 
+// The file an evidence path names, as a file:// URL (RFC 8089) with every byte but the
+// unreserved ones and '/' percent-encoded; "" for what is no file (stdin). An archive member
+// ("a.zip!node1/kern.log") links to its archive.
+std::string file_url(std::string_view path, const FileLinks& links) {
+  if (path.empty() || path == "-") return "";
+  path = path.substr(0, path.find('!'));
+  const std::string absolute =
+      path.front() == '/' ? std::string(path) : links.folder + "/" + std::string(path);
+  std::string url = "file://" + links.host;
+  for (const unsigned char c : absolute) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      url += static_cast<char>(c);
+    } else {
+      url += fmt::format("%{:02X}", c);
+    }
+  }
+  return url;
+}
+
+// `shown` as an OSC 8 hyperlink to `url` (none where `url` is empty).
+std::string hyperlink(std::string_view url, std::string_view shown) {
+  if (url.empty()) return std::string(shown);
+  return fmt::format("\x1b]8;;{}\x1b\\{}\x1b]8;;\x1b\\", url, shown);
+}
+
 // Byte offsets in `word` at which to break it into pieces of at most `width` columns.
 std::vector<size_t> piece_starts(std::string_view word, size_t width) {
   std::vector<size_t> starts = {0};
@@ -174,14 +200,17 @@ class Writer {
 
   // One line of `lead` (where a log line is from, when) and a log line's message, the message
   // cut in the middle to fit the width (elide_middle).
+  // `shown_lead`, when given, is printed in place of `lead` (a hyperlink around its path).
   void LogLine(size_t indent, std::string_view lead, std::string_view message,
-               Tone tone = Tone::kPlain) const {
+               Tone tone = Tone::kPlain, std::string_view shown_lead = {}) const {
     const size_t used = indent + columns(lead);
-    if (width_ == 0 || width_ < used + kMinMessageColumns) {
+    if (shown_lead.empty() && (width_ == 0 || width_ < used + kMinMessageColumns)) {
       return Line(indent, std::string(lead) + std::string(message), tone);
     }
-    const std::string line = std::string(indent, ' ') + printable(lead) +
-                             elide_middle(printable(message), width_ - used);
+    const std::string line =
+        std::string(indent, ' ') +
+        (shown_lead.empty() ? printable(lead) : std::string(shown_lead)) +
+        (width_ == 0 ? printable(message) : elide_middle(printable(message), width_ - used));
     out_ << Styled(tone, line) << "\n";
   }
 
@@ -233,8 +262,13 @@ void render_evidence(const Diagnosis& d, const TextOptions& options, const Write
     // A long path gives way to the line (a quarter of the width at most, folded).
     const size_t path_room =
         options.verbose || options.width == 0 ? 0 : std::max(kMinPathColumns, options.width / 4);
-    const std::string where =
-        fmt::format("{}:{}  ", elide_front(printable(e.path), path_room), e.line);
+    const std::string path = elide_front(printable(e.path), path_room);
+    const std::string where = fmt::format("{}:{}  ", path, e.line);
+    // What the terminal shows is `where`; with links its path is also a link to the file.
+    const std::string shown_where =
+        options.links
+            ? fmt::format("{}:{}  ", hyperlink(file_url(e.path, *options.links), path), e.line)
+            : where;
     // A wrapped message's evidence is its lines: each after the first on a row of its own,
     // under the first.
     const size_t newline = e.text.find('\n');
@@ -243,9 +277,9 @@ void render_evidence(const Diagnosis& d, const TextOptions& options, const Write
     // and the timeline show anyway, cut to the width; --verbose shows the line as it is, its
     // spacing kept, and leaves the wrapping to the terminal.
     if (options.verbose) {
-      w.Raw("     " + where + printable(clip(first, kEvidenceWidth)));
+      w.Raw("     " + shown_where + printable(clip(first, kEvidenceWidth)));
     } else {
-      w.LogLine(5, where, message_of(first));
+      w.LogLine(5, where, message_of(first), Tone::kPlain, options.links ? shown_where : "");
     }
     for (size_t at = newline; at != std::string::npos;) {
       const size_t next = e.text.find('\n', at + 1);
