@@ -174,6 +174,51 @@ std::vector<std::string> command_names(const CLI::App* command) {
   return names;
 }
 
+// "signatures lint": the words that name `command` after "faultline" ("" for faultline).
+std::string command_path(const CLI::App* command) {
+  std::string path;
+  for (; command->get_parent() != nullptr; command = command->get_parent()) {
+    path = command->get_name() + (path.empty() ? "" : " " + path);
+  }
+  return path;
+}
+
+// The command that `words` name, from `app` down (`signatures lint`), or an error naming the
+// first word that is none, with the command that may have been meant.
+const CLI::App* find_command(const CLI::App& app, const std::vector<std::string>& words,
+                             std::string* error) {
+  const CLI::App* command = &app;
+  for (const std::string& word : words) {
+    const std::vector<std::string> names = command_names(command);
+    if (std::find(names.begin(), names.end(), word) == names.end()) {
+      const std::string parent = command_path(command);
+      *error = "'" + word + "' is not a " + (parent.empty() ? "faultline" : parent) + " command" +
+               did_you_mean(word, names) + " (faultline help" +
+               (parent.empty() ? "" : " " + parent) + ")";
+      return nullptr;
+    }
+    command = command->get_subcommand(word);
+  }
+  return command;
+}
+
+// The words at the start of `args` that must name commands: the first, and each after a
+// command that only groups others (`signatures`). A mistyped one is not taken for an input.
+std::vector<std::string> command_words(const CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> words;
+  const CLI::App* command = &app;
+  for (const std::string& arg : args) {
+    if (command == nullptr || arg.starts_with("-") || command->get_require_subcommand_min() == 0) {
+      break;
+    }
+    words.push_back(arg);
+    const std::vector<std::string> names = command_names(command);
+    const bool known = std::find(names.begin(), names.end(), arg) != names.end();
+    command = known ? command->get_subcommand(arg) : nullptr;
+  }
+  return words;
+}
+
 // A parse error as one line, with the flag or command the user may have meant.
 int usage_error(const CLI::App& app, const CLI::ParseError& error,
                 const std::vector<std::string>& args) {
@@ -198,8 +243,8 @@ int usage_error(const CLI::App& app, const CLI::ParseError& error,
     }
   }
   const bool top = command == &app;
-  const std::string help = top ? "faultline --help" : "faultline help " + command->get_name();
-  return fail((top ? "" : command->get_name() + ": ") + error.what() + hint + " (" + help + ")");
+  const std::string help = top ? "faultline --help" : "faultline help " + command_path(command);
+  return fail((top ? "" : command_path(command) + ": ") + error.what() + hint + " (" + help + ")");
 }
 
 // "100M", "16G", "4096": a byte count with an optional binary unit (K, M, G, T; KiB, MB also).
@@ -643,20 +688,16 @@ int run(int argc, char** argv) {
       ->required();
   add_signatures_option(explain, &options);
 
-  std::string help_topic;
+  std::vector<std::string> help_topic;
   CLI::App* help = app.add_subcommand("help", "Show the help of faultline or of a command");
-  help->add_option("command", help_topic, "A command (diagnose, scan, signatures, explain)");
+  help->add_option("command", help_topic,
+                   "A command (diagnose, scan, signatures, signatures lint, explain)");
   CLI::App* version = app.add_subcommand("version", "Show the version, commit and catalog");
 
   const std::vector<std::string> args(argv + 1, argv + argc);
   json_errors() = wants_json_errors(args);
-  // A mistyped command is not taken for an input path.
-  if (!args.empty() && !args[0].starts_with("-")) {
-    const std::vector<std::string> names = command_names(&app);
-    if (std::find(names.begin(), names.end(), args[0]) == names.end()) {
-      return fail("'" + args[0] + "' is not a faultline command" + did_you_mean(args[0], names) +
-                  " (faultline help)");
-    }
+  if (std::string error; find_command(app, command_words(app, args), &error) == nullptr) {
+    return fail(error);
   }
   try {
     app.parse(argc, argv);
@@ -679,12 +720,12 @@ int run(int argc, char** argv) {
       std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
       return kExitClean;
     }
-    const std::vector<std::string> names = command_names(&app);
-    if (std::find(names.begin(), names.end(), help_topic) == names.end()) {
-      return fail("'" + help_topic + "' is not a faultline command" +
-                  did_you_mean(help_topic, names) + " (faultline help)");
-    }
-    std::cout << app.get_subcommand(help_topic)->help(app.get_name());
+    std::string error;
+    const CLI::App* command = find_command(app, help_topic, &error);
+    if (command == nullptr) return fail(error);
+    std::cout << command->help(command_path(command->get_parent()).empty()
+                                   ? app.get_name()
+                                   : app.get_name() + " " + command_path(command->get_parent()));
     return kExitClean;
   }
   if (*diagnose) return run_diagnose(options);

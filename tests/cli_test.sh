@@ -187,6 +187,15 @@ check "-q on a healthy log: one line saying so" bash -c "test \$(wc -l <'$scratc
 check "a mistyped command: exit 2" test $? = 2
 check "a mistyped command: one line naming it, with the command meant" \
   grep -qx "faultline: 'diagnos' is not a faultline command; did you mean 'diagnose'? (faultline help)" "$scratch/typo.err"
+"$faultline" signatures lnt >/dev/null 2>"$scratch/typo-nested.err"
+check "a mistyped command under signatures: exit 2" test $? = 2
+check "a mistyped command under signatures: the command meant, and its parent's help" \
+  grep -qx "faultline: 'lnt' is not a signatures command; did you mean 'lint'? (faultline help signatures)" "$scratch/typo-nested.err"
+"$faultline" signatures lint --nonsense >/dev/null 2>"$scratch/flag-nested.err"
+check "a wrong flag of a nested command: named by its whole path" \
+  grep -q "^faultline: signatures lint: .*(faultline help signatures lint)$" "$scratch/flag-nested.err"
+"$faultline" help signatures lint >"$scratch/help-nested.out"
+check "faultline help signatures lint: that command's help" grep -q "^Usage: faultline signatures lint" "$scratch/help-nested.out"
 "$faultline" diagnose --frmat json "$samples/gpu-off-bus" >/dev/null 2>"$scratch/flag.err"
 check "a mistyped flag: exit 2" test $? = 2
 check "a mistyped flag: the flag meant" grep -q "did you mean '--format'?" "$scratch/flag.err"
