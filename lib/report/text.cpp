@@ -136,34 +136,43 @@ std::vector<size_t> piece_starts(std::string_view word, size_t width) {
 // Splits prose into lines of at most `width` columns at spaces, but not inside a `code span`
 // (a command must stay whole to be copied); a longer word (a path) is broken at the width.
 std::vector<std::string> wrap(std::string_view text, size_t width) {
-  std::vector<std::string> words(1);
+  std::vector<std::string_view> words;
   bool in_code = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '`') in_code = !in_code && text.find('`', i + 1) != std::string_view::npos;
-    if (c == ' ' && !in_code) {
-      if (!words.back().empty()) words.emplace_back();
-    } else {
-      words.back() += c;
+  size_t start = 0;  // of the word being read
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] == '`') {
+      in_code = !in_code && text.find('`', i + 1) != std::string_view::npos;
+    }
+    if (i == text.size() || (text[i] == ' ' && !in_code)) {
+      if (i > start) words.push_back(text.substr(start, i - start));
+      start = i + 1;
     }
   }
   std::vector<std::string> lines;
   std::string line;
-  for (const std::string& word : words) {
-    if (word.empty()) continue;
-    if (!line.empty() && width != 0 && columns(line) + 1 + columns(word) > width) {
+  size_t line_columns = 0;
+  for (const std::string_view word : words) {
+    const size_t word_columns = columns(word);
+    if (!line.empty() && width != 0 && line_columns + 1 + word_columns > width) {
       lines.push_back(std::move(line));
       line.clear();
+      line_columns = 0;
     }
-    if (width == 0 || columns(word) <= width || word.starts_with('`')) {
-      line += (line.empty() ? "" : " ") + word;
+    if (width == 0 || word_columns <= width || word.starts_with('`')) {
+      if (!line.empty()) {
+        line += ' ';
+        ++line_columns;
+      }
+      line += word;
+      line_columns += word_columns;
       continue;
     }
     const std::vector<size_t> starts = piece_starts(word, width);
     for (size_t i = 0; i + 1 < starts.size(); ++i) {
-      lines.push_back(word.substr(starts[i], starts[i + 1] - starts[i]));
+      lines.emplace_back(word.substr(starts[i], starts[i + 1] - starts[i]));
     }
-    line = word.substr(starts.back());
+    line = std::string(word.substr(starts.back()));
+    line_columns = columns(line);
   }
   if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
   return lines;
