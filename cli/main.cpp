@@ -20,6 +20,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/signatures.h"
+#include "completions.h"
 #include "diagnose/diagnose.h"
 #include "report/report.h"
 
@@ -624,6 +625,8 @@ int run(int argc, char** argv) {
   CLI::App* help = app.add_subcommand("help", "Show the help of faultline or of a command");
   help->add_option("command", help_topic, "A command (diagnose, scan, signatures, explain)");
   CLI::App* version = app.add_subcommand("version", "Show the version, commit and catalog");
+  std::string shell;
+  CLI::App* completions = faultline::add_completions_command(&app, &shell);
 
   const std::vector<std::string> args(argv + 1, argv + argc);
   json_errors() = wants_json_errors(args);
@@ -662,6 +665,10 @@ int run(int argc, char** argv) {
                   did_you_mean(help_topic, names) + " (faultline help)");
     }
     std::cout << app.get_subcommand(help_topic)->help(app.get_name());
+    return kExitClean;
+  }
+  if (*completions) {
+    faultline::write_completions(app, shell, std::cout);
     return kExitClean;
   }
   if (*diagnose) return run_diagnose(options);
