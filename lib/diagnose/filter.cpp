@@ -88,12 +88,13 @@ std::string or_list(std::string_view flag, const std::vector<std::string>& value
   return out;
 }
 
-// Why `filter` keeps none of `items` (which it would keep none of): the criterion that alone
-// keeps none, in words, else that only the criteria together do. `noun` is "event" or
-// "diagnosis".
+// Why `filter`, which keeps none of `items`, keeps none: the criterion that alone keeps none, in
+// words, else that only the criteria together do. `noun` and `nouns`: "event" and "events", or
+// "diagnosis" and "diagnoses".
 template <typename Item>
-std::string why_none(const Filter& filter, const std::vector<Item>& items, std::string_view noun) {
-  // Whether the filter with only the criterion `set` puts keeps none of the items.
+std::string why_none(const Filter& filter, const std::vector<Item>& items, std::string_view noun,
+                     std::string_view nouns) {
+  // Whether a filter with only the criterion that `set` puts in it keeps none of the items.
   const auto keeps_none = [&](const auto& set) {
     Filter alone;
     set(&alone);
@@ -122,7 +123,7 @@ std::string why_none(const Filter& filter, const std::vector<Item>& items, std::
     for (const Item& item : items) {
       if (!item.host.empty()) hosts.insert(item.host);
     }
-    return or_list("--host", filter.hosts) + " matches no host of the " + std::string(noun) + "s" +
+    return or_list("--host", filter.hosts) + " matches no host of the " + std::string(nouns) +
            (hosts.empty() ? " (none names one)" : " (" + listed(hosts) + ")");
   }
   if (!filter.gpus.empty() && keeps_none([&](Filter* alone) { alone->gpus = filter.gpus; })) {
@@ -130,7 +131,7 @@ std::string why_none(const Filter& filter, const std::vector<Item>& items, std::
     for (const Item& item : items) {
       if (!item.gpu.pci.empty()) gpus.insert(item.gpu.pci);
     }
-    return or_list("--gpu", filter.gpus) + " matches no GPU of the " + std::string(noun) + "s" +
+    return or_list("--gpu", filter.gpus) + " matches no GPU of the " + std::string(nouns) +
            (gpus.empty() ? " (none names one)" : " (" + listed(gpus) + ")");
   }
   if constexpr (std::is_same_v<Item, Diagnosis>) {
@@ -169,10 +170,10 @@ void apply_filter(const Filter& filter, Analysis* analysis) {
   if (keeps_none(filter, analysis->diagnoses)) {
     if (!analysis->events.empty() && keeps_none(filter, analysis->events)) {
       analysis->filter_note =
-          "filters left no event: " + why_none(filter, analysis->events, "event");
+          "filters left no event: " + why_none(filter, analysis->events, "event", "events");
     } else if (!analysis->diagnoses.empty()) {
-      analysis->filter_note =
-          "filters left no diagnosis: " + why_none(filter, analysis->diagnoses, "diagnosis");
+      analysis->filter_note = "filters left no diagnosis: " +
+                              why_none(filter, analysis->diagnoses, "diagnosis", "diagnoses");
     }
   }
   std::erase_if(analysis->diagnoses, [&](const Diagnosis& d) { return !keep(filter, d); });
