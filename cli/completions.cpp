@@ -1,4 +1,4 @@
-#include "completions.h"
+#include "cli/completions.h"
 
 #include <string_view>
 #include <vector>

@@ -20,7 +20,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/signatures.h"
-#include "completions.h"
+#include "cli/completions.h"
 #include "diagnose/diagnose.h"
 #include "report/report.h"
 
