@@ -21,6 +21,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/signatures.h"
+#include "cli/completions.h"
 #include "diagnose/diagnose.h"
 #include "report/report.h"
 
@@ -693,6 +694,8 @@ int run(int argc, char** argv) {
   help->add_option("command", help_topic,
                    "A command (diagnose, scan, signatures, signatures lint, explain)");
   CLI::App* version = app.add_subcommand("version", "Show the version, commit and catalog");
+  std::string shell;
+  CLI::App* completions = faultline::add_completions_command(&app, &shell);
 
   const std::vector<std::string> args(argv + 1, argv + argc);
   json_errors() = wants_json_errors(args);
@@ -726,6 +729,10 @@ int run(int argc, char** argv) {
     std::cout << command->help(command_path(command->get_parent()).empty()
                                    ? app.get_name()
                                    : app.get_name() + " " + command_path(command->get_parent()));
+    return kExitClean;
+  }
+  if (*completions) {
+    faultline::write_completions(app, shell, std::cout);
     return kExitClean;
   }
   if (*diagnose) return run_diagnose(options);

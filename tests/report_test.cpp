@@ -131,6 +131,28 @@ TEST_CASE("filters keep what matches every criterion") {
   CHECK(boot.diagnoses.size() == before);
 }
 
+TEST_CASE("a filter that leaves nothing says which criterion did") {
+  const auto note = [](const Filter& filter) {
+    Analysis analysis = off_bus();
+    apply_filter(filter, &analysis);
+    return analysis.filter_note;
+  };
+  CHECK(note({}).empty());
+  CHECK(note({.hosts = {"gpu-node-031"}}).empty());  // it leaves something
+  CHECK(note({.hosts = {"gpu-node-032"}}) ==
+        "filters left no event: --host gpu-node-032 matches no host of the events (gpu-node-031)");
+  CHECK(note({.since = parse_time("2030-01-01")})
+            .starts_with("filters left no event: --since 2030-01-01T00:00:00 is after every event "
+                         "(the last at 2025-07-23T"));
+  CHECK(
+      note({.until = parse_time("2001-01-01")})
+          .starts_with("filters left no event: --until 2001-01-01T00:00:00 is before every event"));
+  CHECK(
+      note({.gpus = {"0000:87:00.0"}})
+          .starts_with("filters left no event: --gpu 0000:87:00.0 matches no GPU of the events ("));
+  // Two criteria that only together keep nothing: tests/summaries_test.sh ("together").
+}
+
 TEST_CASE("--redact masks hosts, IPs and users consistently and keeps GPU identities") {
   const FailureClass failure = off_bus_class();
   Analysis analysis = hand_made(failure);

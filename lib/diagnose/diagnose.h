@@ -57,6 +57,7 @@ void decode_nvlink5(const Knowledge& knowledge, std::vector<Event>* events);
 // What a run found: its inputs, what they yielded and the ranked diagnoses.
 struct Analysis {
   std::vector<InputSummary> inputs;
+  std::vector<UnreadInput> unread;    // each also among `warnings`
   std::vector<std::string> warnings;  // one line each, naming the input
   std::vector<Event> events;
   std::vector<GpuState> states;
@@ -64,6 +65,10 @@ struct Analysis {
   std::vector<LossLogger> loss_loggers;  // the series that log the loss (records carry them)
   std::vector<Diagnosis> diagnoses;
   size_t readable_inputs = 0;  // inputs that yielded at least one line or ended cleanly
+  // Why the filter left nothing ("filters left no event: --since 2030-01-01T00:00:00 is after
+  // every event (the last at 2024-03-05T10:12:33Z)"); "" when it left something, or had
+  // nothing to leave.
+  std::string filter_note;
 };
 
 struct Filter {
@@ -82,6 +87,9 @@ struct Filter {
 // still points at the same diagnosis (which the filter may have left out).
 //
 // Two times compare in UTC when both name their zone, else as wall-clock times.
+//
+// When the filter leaves no event of some, or else no diagnosis of some, `filter_note` says so
+// and names the criterion that alone leaves nothing, or that only the criteria together do.
 void apply_filter(const Filter& filter, Analysis* analysis);
 
 // Replaces, in every string of the analysis (paths, evidence lines, fixes, commands, notes,

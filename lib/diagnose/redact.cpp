@@ -370,7 +370,12 @@ void visit(Analysis* analysis, const Edit& host, const Edit& text) {
     text(&input.path);
     text(&input.error);
   }
+  for (UnreadInput& input : analysis->unread) {
+    text(&input.path);
+    text(&input.reason);
+  }
   for (std::string& warning : analysis->warnings) text(&warning);
+  text(&analysis->filter_note);
   for (Event& event : analysis->events) {
     host(&event.host);
     evidence(event.evidence);

@@ -232,4 +232,10 @@ std::optional<InputKind> parse_input_kind(std::string_view name) {
   return std::nullopt;
 }
 
+UnreadInput unread_input(const std::string& path, std::string_view error) {
+  const std::string prefix = path + ": ";
+  if (error.starts_with(prefix)) error.remove_prefix(prefix.size());
+  return {path, std::string(error)};
+}
+
 }  // namespace faultline

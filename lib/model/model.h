@@ -175,4 +175,13 @@ struct InputSummary {
   std::string error;  // why reading stopped early, "" if it did not
 };
 
+// An input that could not be opened: a named path that does not exist, a file it may not read.
+struct UnreadInput {
+  std::string path;
+  std::string reason;  // "No such file or directory"
+};
+
+// `error` as the readers write it, "PATH: REASON", as an UnreadInput.
+UnreadInput unread_input(const std::string& path, std::string_view error);
+
 }  // namespace faultline

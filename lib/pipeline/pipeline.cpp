@@ -122,6 +122,7 @@ struct InputJob {
 // their findings are added in that order and never wait in memory together, or a live input.
 struct InputOutcome {
   ScanResult scan;
+  std::string path;  // as given, for open_error
   std::string open_error;
   std::string notice;  // binary data skipped inside the text
   std::unique_ptr<Input> archive;
@@ -131,7 +132,8 @@ struct InputOutcome {
 // What reading the inputs hands on, in input order (an archive's members in archive order).
 struct InputSink {
   std::function<void(std::string)> warning;
-  std::function<void(ScanResult)> input;  // an input or archive member read to its end
+  std::function<void(ScanResult)> input;    // an input or archive member read to its end
+  std::function<void(UnreadInput)> unread;  // an input that could not be opened, when set
   // When set, a live input is read on the calling thread and its events are handed here as
   // they are found (extract.h's on_event), not in ScanResult::events.
   std::function<void(const Event&)> live_event;
@@ -161,6 +163,7 @@ InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t ma
                         ProgressTracker* tracker,
                         const std::function<void(const Event&)>& on_event = nullptr) {
   InputOutcome outcome;
+  outcome.path = job.path;
   std::unique_ptr<Input> input = Input::Open(job.path, &outcome.open_error, max_bytes);
   if (!input) return outcome;
   if (input->archive()) {
@@ -175,6 +178,7 @@ InputOutcome read_input(const InputJob& job, const Catalog& catalog, uint64_t ma
 
 void hand_on(InputOutcome outcome, const InputSink& sink) {
   if (!outcome.open_error.empty()) {
+    if (sink.unread) sink.unread(unread_input(outcome.path, outcome.open_error));
     sink.warning(std::move(outcome.open_error));
     return;
   }
@@ -193,11 +197,12 @@ void read_inputs(const std::vector<std::string>& args, const Catalog& catalog,
     warnings.clear();
   };
   std::vector<InputJob> jobs;
+  std::vector<UnreadInput> unread;                   // arguments that do not exist
   std::map<fs::path, std::string> hosts_of_folders;  // an sosreport's hostname, by folder
   for (const std::string& arg : args) {
     std::error_code ec;
     const bool folder = arg != "-" && fs::is_directory(arg, ec);
-    for (std::string& path : expand_inputs({arg}, &warnings, options.follow)) {
+    for (std::string& path : expand_inputs({arg}, &warnings, options.follow, &unread)) {
       std::string host = !options.host.empty() ? options.host
                          : folder              ? folder_host(arg, path, &hosts_of_folders)
                                                : "";
@@ -205,6 +210,9 @@ void read_inputs(const std::vector<std::string>& args, const Catalog& catalog,
     }
   }
   pass_warnings();
+  for (UnreadInput& input : unread) {
+    if (sink.unread) sink.unread(std::move(input));
+  }
   std::optional<ProgressTracker> tracker;
   if (options.progress) tracker.emplace(options.progress);
   ProgressTracker* progress = tracker ? &*tracker : nullptr;
@@ -285,6 +293,7 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
   Analysis analysis;
   InputSink sink;
   sink.warning = [&](std::string warning) { analysis.warnings.push_back(std::move(warning)); };
+  sink.unread = [&](UnreadInput unread) { analysis.unread.push_back(std::move(unread)); };
   sink.input = [&](ScanResult scan) {
     if (scan.input.error.empty() || scan.input.lines > 0) ++analysis.readable_inputs;
     for (Event& event : scan.events) analysis.events.push_back(std::move(event));
@@ -346,10 +355,12 @@ Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& c
                          const AnalyzeOptions& options) {
   Analysis analysis;
   Records records;
-  for (const std::string& path : expand_inputs(paths, &analysis.warnings, options.follow)) {
+  for (const std::string& path :
+       expand_inputs(paths, &analysis.warnings, options.follow, &analysis.unread)) {
     std::string error;
     std::unique_ptr<Input> input = Input::Open(path, &error, options.max_bytes);
     if (!input) {
+      analysis.unread.push_back(unread_input(path, error));
       analysis.warnings.push_back(error);
       continue;
     }

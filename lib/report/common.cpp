@@ -8,7 +8,54 @@
 #include <ctime>
 #include <set>
 
+#include "source/source.h"
+
 namespace faultline {
+
+Coverage coverage_of(const Analysis& analysis) {
+  Coverage coverage;
+  coverage.unread = analysis.unread;
+  for (const InputSummary& input : analysis.inputs) {
+    if (!input.error.empty() && input.lines == 0) {
+      coverage.unread.push_back(unread_input(input.path, input.error));
+      continue;
+    }
+    if (input.error.empty() && input.cut_lines == 0) continue;
+    std::string reason = input.error.empty() ? "" : unread_input(input.path, input.error).reason;
+    if (input.cut_lines > 0) {
+      reason += fmt::format("{}{} line{} longer than {} KiB cut there", reason.empty() ? "" : "; ",
+                            input.cut_lines, input.cut_lines == 1 ? "" : "s", kMaxLineBytes / 1024);
+    }
+    coverage.cut.push_back({input.path, std::move(reason), input.cut_lines});
+  }
+  coverage.filter_note = analysis.filter_note;
+  return coverage;
+}
+
+std::vector<CoverageLine> coverage_lines(const Coverage& coverage) {
+  std::vector<CoverageLine> lines;
+  for (const UnreadInput& input : coverage.unread) {
+    lines.push_back({"Not read", input.path + ": " + input.reason});
+  }
+  for (const Coverage::Cut& input : coverage.cut) {
+    lines.push_back({"Read in part", input.path + ": " + input.reason});
+  }
+  return lines;
+}
+
+std::string coverage_caveat(const Coverage& coverage) {
+  std::string caveat;
+  const size_t unread = coverage.unread.size();
+  const size_t cut = coverage.cut.size();
+  if (unread > 0) {
+    caveat += fmt::format(" {} input{} could not be read.", unread, unread == 1 ? "" : "s");
+  }
+  if (cut > 0) {
+    caveat += fmt::format(" {} input{} {} read only in part.", cut, cut == 1 ? "" : "s",
+                          cut == 1 ? "was" : "were");
+  }
+  return caveat;
+}
 
 std::string quiet_verdict(const Analysis& analysis) {
   uint64_t unrecognised = 0;
@@ -16,7 +63,11 @@ std::string quiet_verdict(const Analysis& analysis) {
     if (diagnosis.severity >= Severity::kWarning) return "";
     if (diagnosis.failure->last_resort) unrecognised += diagnosis.occurrences;
   }
-  std::string verdict = "Nothing at warning or above: no known GPU fault in these logs.";
+  const Coverage coverage = coverage_of(analysis);
+  std::string verdict = coverage.filter_note.empty()
+                            ? "Nothing at warning or above: no known GPU fault in these logs."
+                            : "Nothing at warning or above: " + coverage.filter_note + ".";
+  verdict += coverage_caveat(coverage);
   if (unrecognised > 0) {
     verdict +=
         fmt::format(" {} line{} faultline does not recognise {} listed at info.", unrecognised,

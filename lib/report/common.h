@@ -2,6 +2,7 @@
 // and the lanes of the HTML timeline. Internal to lib/report/.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,9 +16,39 @@ namespace faultline {
 // "GPU not identified".
 std::string subject_line(const Diagnosis& diagnosis);
 
-// The verdict when no diagnosis is at warning or above: "no known GPU fault", and when lines
-// that looked like errors were left unrecognised (listed at info), how many. "" when some
-// diagnosis is at warning or above.
+// What the report could not see, which every format says beside its verdict (not only the
+// warnings on stderr): the inputs not read (not opened, or not a line of them readable), those
+// read only in part (--max-bytes, a truncated stream, lines over the length limit), and why the
+// filters left nothing.
+struct Coverage {
+  struct Cut {
+    std::string path;
+    std::string reason;  // what stopped the reading and how many lines were cut, in words
+    uint64_t cut_lines = 0;
+  };
+  std::vector<UnreadInput> unread;
+  std::vector<Cut> cut;
+  std::string filter_note;  // Analysis::filter_note
+};
+Coverage coverage_of(const Analysis& analysis);
+
+// The inputs of the coverage as labelled lines for the reports for people: {"Not read", "PATH:
+// REASON"}, {"Read in part", "PATH: REASON"}. (The filters' note is the verdict's: it is set only
+// when no diagnosis is left.)
+struct CoverageLine {
+  std::string_view label;
+  std::string text;
+};
+std::vector<CoverageLine> coverage_lines(const Coverage& coverage);
+
+// " 1 input could not be read. 2 inputs were read only in part.", "" when every input was read
+// whole: what a one-line verdict adds.
+std::string coverage_caveat(const Coverage& coverage);
+
+// The verdict when no diagnosis is at warning or above: "no known GPU fault" (or, when the
+// filters left nothing, the filters' note), with how many inputs were not read or read only in
+// part, and when lines that looked like errors were left unrecognised (listed at info), how
+// many. "" when some diagnosis is at warning or above.
 std::string quiet_verdict(const Analysis& analysis);
 
 // A log line without its envelope (dmesg stamp, syslog date and host), so that a timeline that

@@ -69,6 +69,16 @@ void render_github(const Analysis& analysis, std::ostream& out) {
     out << "::" << (d.severity >= Severity::kError ? "error" : "warning") << " " << properties
         << "::" << escape_data(message(d)) << "\n";
   }
+  // What the diagnoses could not see: a gate that passed may have passed for want of input.
+  const Coverage coverage = coverage_of(analysis);
+  for (const CoverageLine& line : coverage_lines(coverage)) {
+    out << "::warning title=" << escape_property("faultline: " + std::string(line.label))
+        << "::" << escape_data(printable(line.text)) << "\n";
+  }
+  if (!coverage.filter_note.empty()) {
+    out << "::warning title=" << escape_property("faultline: nothing left")
+        << "::" << escape_data(printable(coverage.filter_note)) << "\n";
+  }
 }
 
 }  // namespace faultline

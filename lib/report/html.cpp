@@ -23,6 +23,7 @@ code, pre { font: 13px/1.45 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, m
 pre { background: #f3f4f6; padding: 8px 10px; border-radius: 6px; overflow-x: auto;
   white-space: pre-wrap; word-break: break-all; margin: 4px 0; }
 .muted { color: var(--muted); }
+.coverage { border-left: 4px solid var(--warning); padding-left: 8px; }
 .verdict { font-size: 17px; padding: 12px 16px; border-radius: 8px; border-left: 6px solid;
   background: #fef2f2; margin: 12px 0; }
 .verdict.none { background: #f0fdf4; border-color: #16a34a; }
@@ -95,6 +96,14 @@ void render_verdict(const Analysis& analysis, std::ostream& out) {
       severity_name(top->severity), severity_badge(top->severity), top->position,
       html_escape(top->failure->id), prose(top->failure->title), html_escape(subject_line(*top)));
   out << "\n";
+}
+
+// Beside the verdict, what it could not see: inputs not read or read in part, the filters' note.
+void render_coverage(const Analysis& analysis, std::ostream& out) {
+  for (const CoverageLine& line : coverage_lines(coverage_of(analysis))) {
+    out << "<p class=\"coverage\"><strong>" << line.label << ":</strong> " << html_escape(line.text)
+        << "</p>\n";
+  }
 }
 
 void render_table(const Analysis& analysis, std::ostream& out) {
@@ -233,6 +242,7 @@ void render_html(const Analysis& analysis, std::ostream& out) {
                      count == 1 ? "" : "s", analysis.inputs.size(),
                      analysis.inputs.size() == 1 ? "" : "s", lines);
   render_verdict(analysis, out);
+  render_coverage(analysis, out);
   out << "</header>\n";
   render_timeline(analysis, out);
   if (count > 0) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "report/common.h"
 #include "report/report.h"
 
 namespace faultline {
@@ -15,6 +16,23 @@ json evidence_json(const Evidence& evidence) {
           {"time", time_or_null(evidence.time)},
           {"text", evidence.text},
           {"signature", text_or_null(evidence.signature)}};
+}
+
+// {"cut": [{"path", "reason", "cut_lines"}], "filter_note": null or the filters' note,
+//  "unread": [{"path", "reason"}]}
+json coverage_json(const Coverage& coverage) {
+  json unread = json::array();
+  for (const UnreadInput& input : coverage.unread) {
+    unread.push_back({{"path", input.path}, {"reason", input.reason}});
+  }
+  json cut = json::array();
+  for (const Coverage::Cut& input : coverage.cut) {
+    cut.push_back({{"path", input.path}, {"reason", input.reason}, {"cut_lines", input.cut_lines}});
+  }
+  return {
+      {"cut", cut},
+      {"filter_note", coverage.filter_note.empty() ? json(nullptr) : json(coverage.filter_note)},
+      {"unread", unread}};
 }
 
 json subject_json(const Diagnosis& diagnosis) {
@@ -95,7 +113,9 @@ void render_json(const Analysis& analysis, std::ostream& out) {
       initiating = diagnosis.position;
   }
   // The members in the order of the keys, as nlohmann::json prints an object.
-  out << "{\n";
+  out << "{\n  \"coverage\": ";
+  put_nested(dump_json(coverage_json(coverage_of(analysis)), 2), "  ", out);
+  out << ",\n";
   put_array_member("diagnoses", analysis.diagnoses, diagnosis_entry, out);
   put_array_member("events", analysis.events, event_record, out);
   put_array_member("inputs", analysis.inputs, input_json, out);
@@ -110,6 +130,12 @@ void render_json(const Analysis& analysis, std::ostream& out) {
 void render_jsonl(const Analysis& analysis, std::ostream& out) {
   for (const InputSummary& input : analysis.inputs) {
     out << dump_json(input_record(input), -1) << "\n";
+  }
+  // An input that could not be opened has no "input" record; readers skip records they do not
+  // know (extract/records.cpp).
+  for (const UnreadInput& input : analysis.unread) {
+    const json record = {{"record", "unread"}, {"path", input.path}, {"reason", input.reason}};
+    out << dump_json(record, -1) << "\n";
   }
   for (const GpuState& state : analysis.states) {
     out << dump_json(state_record(state), -1) << "\n";

@@ -156,6 +156,9 @@ void render_markdown(const Analysis& analysis, std::ostream& out) {
     out << fmt::format("**{}** {} {}  \n{}\n", severity_name(top->severity), code(top->failure->id),
                        prose(top->failure->title), prose(subject_line(*top)));
   }
+  for (const CoverageLine& line : coverage_lines(coverage_of(analysis))) {
+    out << "\n> **" << line.label << ":** " << prose(line.text) << "\n";
+  }
   if (count > 0) {
     out << "\n";
     render_table(analysis, out);

@@ -397,6 +397,9 @@ void render_text(const Analysis& analysis, const TextOptions& options, std::ostr
                                 analysis.inputs.size() == 1 ? "" : "s", lines))
       << "\n";
   if (const std::string verdict = quiet_verdict(analysis); !verdict.empty()) out << verdict << "\n";
+  for (const CoverageLine& line : coverage_lines(coverage_of(analysis))) {
+    writer.Prose(0, std::string(line.label) + ": ", line.text);
+  }
   for (size_t i = 0; i < analysis.diagnoses.size(); ++i) {
     out << "\n";
     render_diagnosis(analysis.diagnoses[i], options, writer);
@@ -413,10 +416,10 @@ void render_verdict_line(const Analysis& analysis, std::ostream& out) {
     return;
   }
   const size_t count = analysis.diagnoses.size();
-  out << printable(fmt::format("{} {}: {} · {} ({} of {} finding{})",
+  out << printable(fmt::format("{} {}: {} · {} ({} of {} finding{}){}",
                                upper(severity_name(top->severity)), top->failure->id,
                                top->failure->title, subject_line(*top), top->position, count,
-                               count == 1 ? "" : "s"))
+                               count == 1 ? "" : "s", coverage_caveat(coverage_of(analysis))))
       << "\n";
 }
 

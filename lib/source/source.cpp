@@ -697,7 +697,8 @@ std::unique_ptr<Input> Input::Open(const std::string& path, std::string* error,
 }
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args,
-                                       std::vector<std::string>* warnings, bool follow) {
+                                       std::vector<std::string>* warnings, bool follow,
+                                       std::vector<UnreadInput>* unread) {
   std::vector<std::string> inputs;
   std::set<FileId> seen;
   for (const std::string& arg : args) {
@@ -709,6 +710,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args,
     fs::file_status status = fs::status(arg, ec);
     if (ec) {
       warnings->push_back(arg + ": " + ec.message());
+      if (unread) unread->push_back({arg, ec.message()});
     } else if (fs::is_directory(status)) {
       Walk(arg, follow, &seen, &inputs, warnings);
     } else {

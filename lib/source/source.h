@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/model.h"
+
 namespace faultline {
 
 // Lines longer than this are cut to it; the rest of the line is skipped, never held.
@@ -103,8 +105,10 @@ class Input {
 // followed unless `follow`, and then each folder and file is taken once (known by device and
 // inode, so loops end); devices, sockets and FIFOs are left out, and proc, sysfs, debugfs and
 // tracefs never walked into. Each adds a one-line warning per folder argument, as do paths that
-// do not exist or cannot be listed, which are left out. "-" stays as is.
+// do not exist or cannot be listed, which are left out (and, when `unread` is given, added to
+// it). "-" stays as is.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args,
-                                       std::vector<std::string>* warnings, bool follow = false);
+                                       std::vector<std::string>* warnings, bool follow = false,
+                                       std::vector<UnreadInput>* unread = nullptr);
 
 }  // namespace faultline
