@@ -148,6 +148,12 @@ class Gate {
     return Admission::kIn;
   }
 
+  // Requests being diagnosed, and waiting.
+  std::pair<size_t, size_t> Load() {
+    std::lock_guard lock(mutex_);
+    return {running_, waiting_};
+  }
+
   void Leave() {
     {
       std::lock_guard lock(mutex_);
@@ -196,7 +202,7 @@ class Server {
   void Diagnose(const Request& req, Response& res, const httplib::ContentReader& reader, bool page);
   bool Receive(const Request& req, Response& res, const httplib::ContentReader& reader,
                UploadFolder* uploads, Fields* fields, Clock::time_point deadline) const;
-  void Answer(Response& res, Analysis& analysis, const Fields& fields, Format format) const;
+  static void Answer(Response& res, Analysis& analysis, const Fields& fields, Format format);
   void Explain(const Request& req, Response& res) const;
 
   const Catalog& catalog_;
@@ -411,7 +417,7 @@ void Server::Diagnose(const Request& req, Response& res, const httplib::ContentR
   Answer(res, analysis, fields, *format);
 }
 
-void Server::Answer(Response& res, Analysis& analysis, const Fields& fields, Format format) const {
+void Server::Answer(Response& res, Analysis& analysis, const Fields& fields, Format format) {
   Filter filter;
   if (!fields.min_severity.empty()) {
     filter.min_severity = parse_severity(fields.min_severity);
@@ -457,11 +463,11 @@ void Server::Answer(Response& res, Analysis& analysis, const Fields& fields, For
       render_json(analysis, json);
       render_markdown(analysis, markdown);
       const std::string links =
-          "<nav class=\"downloads\">Download this result as <a download=\"faultline.json\" "
-          "href=\"data:application/json;base64," +
+          R"(<nav class="downloads">Download this result as <a download="faultline.json" )"
+          R"(href="data:application/json;base64,)" +
           base64(json.str()) +
-          "\">JSON</a> or <a download=\"faultline.md\" href=\"data:text/markdown;base64," +
-          base64(markdown.str()) + "\">Markdown</a></nav>\n";
+          R"(">JSON</a> or <a download="faultline.md" href="data:text/markdown;base64,)" +
+          base64(markdown.str()) + R"(">Markdown</a></nav>)" + "\n";
       const size_t body = html.find("<body>\n");
       html.insert(body == std::string::npos ? 0 : body + 7, links);
       res.set_content(html, "text/html; charset=utf-8");
@@ -543,8 +549,10 @@ bool Server::Run(std::string* error) {
   http_.Get("/app.css", [](const Request&, Response& res) {
     res.set_content(std::string(serve_style()), "text/css; charset=utf-8");
   });
-  http_.Get("/healthz", [](const Request&, Response& res) {
-    res.set_content("{\"status\": \"ok\"}\n", "application/json");
+  http_.Get("/healthz", [this](const Request&, Response& res) {
+    const auto [running, waiting] = gate_.Load();
+    const nlohmann::json health = {{"status", "ok"}, {"running", running}, {"waiting", waiting}};
+    res.set_content(health.dump() + "\n", "application/json");
   });
   http_.Get(R"(/api/v1/explain/(xid/[0-9]{1,6}|[A-Za-z0-9._-]{1,128}))",
             [this](const Request& req, Response& res) { Explain(req, res); });
