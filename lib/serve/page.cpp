@@ -13,6 +13,7 @@ constexpr std::string_view kPage = R"(<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>faultline: diagnose a failed GPU job</title>
 <link rel="stylesheet" href="/app.css">
+<link rel="icon" href="data:,">
 <script src="/app.js" defer></script>
 </head>
 <body>
@@ -122,6 +123,7 @@ result.addEventListener("load", () => {
 )js";
 
 constexpr std::string_view kStyle = R"(* { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
   color: #1f2937; margin: 0 auto; padding: 24px 32px; max-width: 1200px; }
 h1 { font-size: 22px; margin: 0 0 4px; }
