@@ -151,6 +151,11 @@ check "page form: the top diagnosis" body_has "gpu-off-bus"
 check "page form: JSON to download" body_has 'href="data:application/json;base64,'
 check "page form: Markdown to download" body_has 'href="data:text/markdown;base64,'
 
+status -F log= -F "files=@$sample_log" "${main}api/v1/diagnose" >/dev/null
+check "an empty paste box is no input" jq -e '[.inputs[].path] == ["dmesg.zst"]' "$scratch/body"
+status -F "log=<$root/samples/gpu-off-bus/syslog" "${main}api/v1/diagnose" >/dev/null
+check "a paste is the input 'pasted'" jq -e '[.inputs[].path] == ["pasted"]' "$scratch/body"
+
 # --- options: redact, min_severity ---------------------------------------------------------------
 printf 'Mar  5 10:12:33 node-secret-17 kernel: NVRM: Xid (PCI:0000:4c:00): 79, pid=1234, GPU has fallen off the bus.\n' >"$scratch/syslog"
 status -F "files=@$scratch/syslog" "${main}api/v1/diagnose" >/dev/null

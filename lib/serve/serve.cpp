@@ -296,17 +296,21 @@ bool Server::Receive(const Request& req, Response& res, const httplib::ContentRe
   if (req.is_multipart_form_data()) {
     std::string* field = nullptr;
     std::string ignored;
+    // The paste's file is made when its first text comes: an empty paste box is no input.
+    bool paste_pending = false;
     read = reader(
         [&](const httplib::MultipartFormData& part) {
           field = nullptr;
+          paste_pending = false;
           if (!part.filename.empty() || part.name == "log") {
             if (uploads->count() == options_.max_files) {
               return fail(
                   413, "more than " + std::to_string(options_.max_files) + " files in one request");
             }
+            paste_pending = part.filename.empty();
             std::string error;
-            const std::string shown = part.filename.empty() ? "pasted" : shown_name(part.filename);
-            return uploads->Add(shown, &error) || fail(503, error);
+            return paste_pending || uploads->Add(shown_name(part.filename), &error) ||
+                   fail(503, error);
           }
           field = part.name == "tz"             ? &fields->tz
                   : part.name == "min_severity" ? &fields->min_severity
@@ -315,7 +319,13 @@ bool Server::Receive(const Request& req, Response& res, const httplib::ContentRe
           field->clear();
           return true;
         },
-        [&](const char* data, size_t size) { return take(data, size, field); });
+        [&](const char* data, size_t size) {
+          if (size == 0) return true;  // httplib hands on an empty part as one empty chunk
+          std::string error;
+          if (paste_pending && !uploads->Add("pasted", &error)) return fail(503, error);
+          paste_pending = false;
+          return take(data, size, field);
+        });
   } else {
     std::string error;
     if (!uploads->Add(req.has_param("name") ? shown_name(req.get_param_value("name")) : "upload",
