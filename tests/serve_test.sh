@@ -260,6 +260,7 @@ check "token: the page is served" test "$(status "$url")" = 200
 check "token: the page asks for it" body_has 'id="token-row" >'
 check "token: healthz needs none" test "$(status "${url}healthz")" = 200
 check "empty token file: exit 2" test "$(: >"$scratch/empty"; "$faultline" serve --token-file "$scratch/empty" >/dev/null 2>&1; echo $?)" = 2
+check "address in use: exit 2" test "$(timeout 10 "$faultline" serve --listen "127.0.0.1:${main_port}" >/dev/null 2>&1; echo $?)" = 2
 check "bad --listen: exit 2" test "$("$faultline" serve --listen nowhere >/dev/null 2>&1; echo $?)" = 2
 
 # --- stopping: SIGTERM ends the server with 0; no upload is left behind ---------------------------

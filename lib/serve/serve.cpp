@@ -1,6 +1,7 @@
 #include "serve/serve.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -507,6 +508,12 @@ bool Server::Run(std::string* error) {
   const size_t threads = options_.workers + options_.queue + 4;
   http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_.set_payload_max_length(options_.max_body);
+  // httplib's default also sets SO_REUSEPORT, which lets a second server bind the same port and
+  // take half its connections: a port in use must be an error instead.
+  http_.set_socket_options([](int sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   const auto seconds = [](double value) {
     return std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::duration<double>(value));
