@@ -1,6 +1,7 @@
 // faultline's command line: argument handling and exit codes, nothing else.
 #include <faultline_commit.h>  // FAULTLINE_COMMIT, generated at build time
 #include <malloc.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +13,9 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -24,6 +27,7 @@
 #include "cli/completions.h"
 #include "diagnose/diagnose.h"
 #include "report/report.h"
+#include "serve/serve.h"
 
 namespace {
 
@@ -604,6 +608,125 @@ void add_input_options(CLI::App* command, Options* options) {
 
 }  // namespace
 
+// `faultline serve`: its flags and exit codes; the server itself is lib/serve.
+namespace {
+
+struct ServeFlags {
+  std::string listen = "127.0.0.1:8080";
+  std::string token_file;
+  std::string max_body = "256M";
+  std::string max_bytes = "1G";
+  faultline::ServeOptions limits;  // the numeric limits, set by their flags directly
+};
+
+CLI::App* add_serve_command(CLI::App& app, Options* options, ServeFlags* flags) {
+  CLI::App* command = app.add_subcommand(
+      "serve", "Serve a page and an HTTP API that diagnose pasted or uploaded logs");
+  command->footer(
+      "Examples:\n"
+      "  faultline serve                                  http://127.0.0.1:8080/ on this machine\n"
+      "  faultline serve --listen 0.0.0.0:8080 --token-file /etc/faultline/token\n"
+      "  curl --data-binary @kern.log.gz http://127.0.0.1:8080/api/v1/diagnose\n\n"
+      "Exit codes: 0 stopped (SIGINT, SIGTERM), 2 could not start (bad flag, address in use).");
+  command->add_option("--listen", flags->listen,
+                      "HOST:PORT to listen on; loopback unless told otherwise, port 0 for any");
+  command->add_option("--token-file", flags->token_file,
+                      "A file holding a token that /api/ and the page's form want as "
+                      "Authorization: Bearer TOKEN");
+  command->add_option("--max-body", flags->max_body, "The most bytes one request may send");
+  command->add_option("--max-bytes", flags->max_bytes,
+                      "Stop reading an input after this much decompressed text");
+  command->add_option("--max-files", flags->limits.max_files, "Files in one request")
+      ->check(CLI::Range(1, 10000));
+  command
+      ->add_option("--request-timeout", flags->limits.request_seconds,
+                   "Seconds to receive and diagnose one request")
+      ->check(CLI::Range(1.0, 3600.0));
+  command
+      ->add_option("--read-timeout", flags->limits.read_seconds,
+                   "Seconds a client may send nothing before it is cut off")
+      ->check(CLI::Range(0.1, 600.0));
+  command
+      ->add_option("--queue-timeout", flags->limits.queue_seconds,
+                   "Seconds a request waits for a worker before 503")
+      ->check(CLI::Range(0.0, 600.0));
+  command->add_option("--workers", flags->limits.workers, "Requests diagnosed at the same time")
+      ->check(CLI::Range(1, 256));
+  command->add_option("--queue", flags->limits.queue, "Requests waiting for a worker before 429")
+      ->check(CLI::Range(0, 4096));
+  add_signatures_option(command, options);
+  return command;
+}
+
+// The token of --token-file: its first line, which must not be empty.
+std::optional<std::string> read_token(const std::string& path, std::string* error) {
+  std::ifstream file(path);
+  std::string token;
+  if (!file || !std::getline(file, token)) {
+    *error = path + ": cannot read the token";
+    return std::nullopt;
+  }
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  if (token.empty()) {
+    *error = path + ": the token is empty";
+    return std::nullopt;
+  }
+  return token;
+}
+
+int run_serve(const Options& options, ServeFlags& flags) {
+  faultline::ServeOptions serve = flags.limits;
+  const size_t colon = flags.listen.rfind(':');
+  int port = -1;
+  if (colon != std::string::npos) {
+    const std::string digits = flags.listen.substr(colon + 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (ec != std::errc() || end != digits.data() + digits.size()) port = -1;
+  }
+  if (port < 0 || port > 65535 || colon == 0) {
+    return fail("--listen: '" + flags.listen + "' is not HOST:PORT (127.0.0.1:8080)");
+  }
+  serve.host = flags.listen.substr(0, colon);
+  if (serve.host.size() > 2 && serve.host.front() == '[' && serve.host.back() == ']') {
+    serve.host = serve.host.substr(1, serve.host.size() - 2);
+  }
+  serve.port = port;
+  for (const auto& [flag, text, size] :
+       {std::tuple{"--max-body", &flags.max_body, &serve.max_body},
+        std::tuple{"--max-bytes", &flags.max_bytes, &serve.max_bytes}}) {
+    const std::optional<uint64_t> parsed = parse_size(*text);
+    if (!parsed) return fail(std::string(flag) + ": '" + *text + "' is not a size (100M, 16G)");
+    *size = *parsed;
+  }
+  std::string error;
+  if (!flags.token_file.empty()) {
+    const std::optional<std::string> token = read_token(flags.token_file, &error);
+    if (!token) return fail(error);
+    serve.token = *token;
+  }
+  Catalog catalog;
+  if (!faultline::load_catalog(options.signature_dirs, &catalog, &error)) return fail(error);
+  // SIGINT and SIGTERM stop the server through one thread that waits for them, so that the
+  // requests in flight are answered and their uploads removed before the process ends.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  serve.listening = [&stop_signals](const std::string& url, const std::function<void()>& stop) {
+    std::cout << "faultline: serving on " << url << " (Ctrl-C stops)" << std::endl;
+    std::thread([stop_signals, stop] {
+      int signal = 0;
+      sigwait(&stop_signals, &signal);
+      stop();
+    }).detach();
+  };
+  if (!faultline::serve(catalog, serve, &error)) return fail(error);
+  return kExitClean;
+}
+
+}  // namespace
+
 namespace {
 
 // Parses the command line and runs the command.
@@ -692,8 +815,10 @@ int run(int argc, char** argv) {
   std::vector<std::string> help_topic;
   CLI::App* help = app.add_subcommand("help", "Show the help of faultline or of a command");
   help->add_option("command", help_topic,
-                   "A command (diagnose, scan, signatures, signatures lint, explain)");
+                   "A command (diagnose, scan, signatures, signatures lint, explain, serve)");
   CLI::App* version = app.add_subcommand("version", "Show the version, commit and catalog");
+  ServeFlags serve_flags;
+  CLI::App* serve = add_serve_command(app, &options, &serve_flags);
   std::string shell;
   CLI::App* completions = faultline::add_completions_command(&app, &shell);
 
@@ -740,6 +865,7 @@ int run(int argc, char** argv) {
   if (*list) return run_signatures_list(options);
   if (*lint) return run_signatures_lint(options);
   if (*test) return run_signatures_test(options);
+  if (*serve) return run_serve(options, serve_flags);
   return run_explain(options);
 }
 

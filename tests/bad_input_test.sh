@@ -104,7 +104,7 @@ check "300 MB line on stdin: exit 0" test $? = 0
 check "300 MB line on stdin: one line" jq -e '.inputs[0].lines == 1' "$scratch/long-stdin.out" >/dev/null
 
 # --- NUL bytes and binary data. ---
-head -c 65536 /dev/urandom >"$scratch/random.bin"
+random_bytes 1 65536 >"$scratch/random.bin"
 run binary diagnose "$scratch/random.bin" "$good"
 check "binary: exit 1 (the good file)" test "$code" = 1
 check "binary: one warning naming it" grep -q "random.bin: binary data" "$scratch/binary.err"
@@ -389,9 +389,9 @@ yes '[ 4242.000001] bomb: filler line of a kernel log, again and again' | head -
 (cd "$scratch" && python3 -c 'import zipfile; zipfile.ZipFile("bomb.zip", "w").write("bomb.log.zst")')
 size=$(wc -c <"$scratch/whole.tar.gz")
 head -c $((size * 6 / 10)) "$scratch/whole.tar.gz" >"$scratch/cut.tar.gz"
-{ head -c 1024 "$scratch/big.tar"; head -c 100000 /dev/urandom; } >"$scratch/junk.tar"
-{ printf 'PK\003\004'; head -c 100000 /dev/urandom; } >"$scratch/junk.zip"
-{ printf '7z\274\257\047\034'; head -c 1000 /dev/urandom; } >"$scratch/junk.7z"
+{ head -c 1024 "$scratch/big.tar"; random_bytes 2 100000; } >"$scratch/junk.tar"
+{ printf 'PK\003\004'; random_bytes 3 100000; } >"$scratch/junk.zip"
+{ printf '7z\274\257\047\034'; random_bytes 4 1000; } >"$scratch/junk.7z"
 
 measure "evil.tar" diagnose --format json "$scratch/evil.tar"
 check "evil.tar: the good member diagnosed" top_is "$scratch/evil.tar.out" row-remap-failure

@@ -94,7 +94,7 @@ fi
 good=$scratch/good.log
 printf '%s\n' 'Mar  5 10:12:33 gpu-node-9 kernel: NVRM: Xid (PCI:0000:b7:00): 64, pid=1, name=python, Row Remapper Error: (0x3f1a2c0) - All reserved rows for bank are remapped' >"$good"
 seq 1 20000 | sed 's/^/[ 1.0] filler line /' | gzip -c | head -c 20000 >"$scratch/cut.log.gz"
-head -c 8192 /dev/urandom >"$scratch/junk.bin"
+random_bytes 1 8192 >"$scratch/junk.bin"
 printf '\0\0\0ELF' >>"$scratch/junk.bin"
 "$faultline" diagnose --format json --ignore-missing "$scratch/cut.log.gz" "$scratch/junk.bin" \
   "$scratch/missing.log" "$good" >"$scratch/mixed.json" 2>"$scratch/mixed.err"

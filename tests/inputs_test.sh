@@ -58,7 +58,7 @@ check "NUL run on stdin: diagnosed" top_is "$scratch/stdin.out" gpu-off-bus
 
 # --- The same Xid after 5 KB of random bytes: at the start and in the middle. ---
 for seed in 1 2 3 4 5; do
-  head -c 5000 /dev/urandom >"$scratch/junk-first-$seed.log"
+  random_bytes "$seed" 5000 >"$scratch/junk-first-$seed.log"
   printf '%s\n' "$xid79" >>"$scratch/junk-first-$seed.log"
   run "junk first $seed" diagnose --format json "$scratch/junk-first-$seed.log"
   check "junk first $seed: exit 1" test "$code" = 1
@@ -70,7 +70,7 @@ for seed in 1 2 3 4 5; do
 done
 {
   filler 100
-  head -c 5000 /dev/urandom
+  random_bytes 6 5000
   printf '\n%s\n' "$xid79"
 } >"$scratch/junk-middle.log"
 run "junk middle" diagnose --format json "$scratch/junk-middle.log"
@@ -93,7 +93,7 @@ check "text: every line" jq -e '.inputs[0].lines == 601' "$scratch/text.out" >/d
 
 # --- Binary throughout: refused quickly with one line, the other inputs read. ---
 printf '%s\n' "$xid79" >"$scratch/good.log"
-head -c 1000000 /dev/urandom >"$scratch/random.bin"
+random_bytes 7 1000000 >"$scratch/random.bin"
 head -c 100000000 /dev/zero >"$scratch/zeros.bin"
 cp "$faultline" "$scratch/program"
 start=$(date +%s)

@@ -36,3 +36,11 @@ run() {
 not_noisy() {
   ! grep -qE 'terminate called|Sanitizer|runtime error:|Segmentation fault|Aborted|core dumped' "$1"
 }
+
+# random_bytes SEED COUNT: COUNT bytes that look random but are the same on every run, so that
+# a test of binary junk cannot pass or fail by chance (fuzz targets explore the rest).
+random_bytes() {
+  python3 -c 'import random, sys
+generator = random.Random(int(sys.argv[1]))
+sys.stdout.buffer.write(generator.randbytes(int(sys.argv[2])))' "$1" "$2"
+}

@@ -354,12 +354,25 @@ TEST_CASE("the loss chart draws the validation losses dashed and marks each anom
 TEST_CASE("progress is reported every 64 MiB, not every line") {
   std::vector<uint64_t> calls;
   const Progress progress = [&](const std::string&, uint64_t bytes) { calls.push_back(bytes); };
-  ProgressTracker tracker(progress);
+  ProgressTracker tracker(progress, std::nullopt);
   for (int i = 0; i < 999; ++i) tracker.Add("a.log", 1);
   CHECK(calls.empty());
   tracker.Add("a.log", (uint64_t{64} << 20) - 999);
   tracker.Add("b.log", uint64_t{64} << 20);
   CHECK(calls == std::vector<uint64_t>{uint64_t{64} << 20, uint64_t{128} << 20});
+}
+
+TEST_CASE("a deadline that has passed stops reading with an error naming the input") {
+  const std::string path = FAULTLINE_SOURCE_DIR "/samples/a100-contained-ecc";
+  AnalyzeOptions options;
+  options.deadline = std::chrono::steady_clock::now();
+  const Analysis stopped = analyze({path}, catalog(), options);
+  const Analysis whole = analyze({path}, catalog());
+  REQUIRE_FALSE(whole.events.empty());
+  CHECK(stopped.events.size() < whole.events.size());
+  CHECK(std::any_of(stopped.warnings.begin(), stopped.warnings.end(), [](const std::string& w) {
+    return w.find("reading stopped at the time limit") != std::string::npos;
+  }));
 }
 
 TEST_CASE("text: the incident's timeline runs from the first event to the collateral") {

@@ -34,7 +34,7 @@ has() { grep -qF -- "$2" "$scratch/$1.out"; }
 
 # --- Inputs not read: a named path that does not exist, a file with no line of text. ---
 missing=$scratch/missing.log
-head -c 200000 /dev/urandom >"$scratch/blob.bin"
+random_bytes 1 200000 >"$scratch/blob.bin"
 formats unread "$sample" "$missing" "$scratch/blob.bin"
 check "unread: exit code 2 (a named path is missing)" test "$code" = 2
 check "unread text: the missing path" has unread.text "Not read: $missing: No such file or directory"

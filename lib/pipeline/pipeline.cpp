@@ -214,7 +214,7 @@ void read_inputs(const std::vector<std::string>& args, const Catalog& catalog,
     if (sink.unread) sink.unread(std::move(input));
   }
   std::optional<ProgressTracker> tracker;
-  if (options.progress) tracker.emplace(options.progress);
+  if (options.progress || options.deadline) tracker.emplace(options.progress, options.deadline);
   ProgressTracker* progress = tracker ? &*tracker : nullptr;
   for_each_in_order<InputOutcome>(
       jobs.size(), options.threads,

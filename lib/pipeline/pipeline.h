@@ -2,6 +2,7 @@
 // extract, correlate, diagnose.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -31,6 +32,9 @@ struct AnalyzeOptions {
   std::optional<TimeZone> tz;
   // Called once 64 MiB more have been read or 0.25 s has passed since it was last called.
   Progress progress;
+  // When set, reading stops at this time as it does at max_bytes: the input being read then ends
+  // with an error that says so (a server's limit on the time one request may take).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   // Inputs read at the same time (one file per rank, say); the result is the same for any
   // number. At most twice as many inputs' findings wait in memory to be added in order.
   size_t threads = 1;

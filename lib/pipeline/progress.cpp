@@ -17,10 +17,15 @@ class ReportingReader : public LineReader {
       : inner_(std::move(inner)), tracker_(tracker) {}
 
   bool Next(Line* line) override {
+    if (!error_.empty()) return false;
     const bool more = inner_->Next(line);
-    if (!more || ++lines_ % kLinesPerClockCheck == 0) {
-      tracker_->Add(inner_->path(), inner_->bytes() - sent_);
+    if (!more || lines_++ % kLinesPerClockCheck == 0) {
+      const bool in_time = tracker_->Add(inner_->path(), inner_->bytes() - sent_);
       sent_ = inner_->bytes();
+      if (!in_time && more) {
+        error_ = inner_->path() + ": reading stopped at the time limit";
+        return false;
+      }
     }
     return more;
   }
@@ -29,7 +34,7 @@ class ReportingReader : public LineReader {
   uint64_t bytes() const override { return inner_->bytes(); }
   uint64_t lines() const override { return inner_->lines(); }
   uint64_t cut_lines() const override { return inner_->cut_lines(); }
-  const std::string& error() const override { return inner_->error(); }
+  const std::string& error() const override { return error_.empty() ? inner_->error() : error_; }
   std::string notice() const override { return inner_->notice(); }
 
  private:
@@ -37,18 +42,21 @@ class ReportingReader : public LineReader {
   ProgressTracker* tracker_;
   uint64_t lines_ = 0;
   uint64_t sent_ = 0;  // bytes reported so far
+  std::string error_;  // set when the tracker's deadline stopped the reading
 };
 
 }  // namespace
 
-void ProgressTracker::Add(const std::string& path, uint64_t more) {
+bool ProgressTracker::Add(const std::string& path, uint64_t more) {
   std::lock_guard lock(mutex_);
   total_ += more;
   const Clock::time_point now = Clock::now();
-  if (total_ - reported_ < kReportBytes && now - last_ < kReportInterval) return;
+  const bool in_time = !deadline_ || now < *deadline_;
+  if (total_ - reported_ < kReportBytes && now - last_ < kReportInterval) return in_time;
   reported_ = total_;
   last_ = now;
-  progress_(path, total_);
+  if (progress_) progress_(path, total_);
+  return in_time;
 }
 
 std::unique_ptr<LineReader> ProgressTracker::Wrap(std::unique_ptr<LineReader> reader) {
