@@ -138,12 +138,13 @@ check "redact: the note names host-1, not the host" jqe '.coverage.filter_note |
 # where an argument goes. A value the logs do not give is a placeholder, "<WHAT: where to get
 # it>"; outside placeholders and quoted strings (a grep pattern, python -c) no word is an article
 # or "unknown" and no parenthesis opens prose; no placeholder pretends to be a value
-# ("<serial unknown>").
+# ("<serial unknown>") or leaves out where to get it ("<jobid>").
 placeholder_phrases() {
-  local command bare
+  local command unquoted bare
   while IFS= read -r command; do
-    bare=$(sed -E "s/'[^']*'//g; s/\"[^\"]*\"//g; s/<[^<>]*>/X/g" <<<"$command")
-    if grep -qE '<[^<>]*unknown[^<>]*>' <<<"$command" ||
+    unquoted=$(sed -E "s/'[^']*'//g; s/\"[^\"]*\"//g" <<<"$command")
+    bare=$(sed -E 's/<[^<>]*>/X/g' <<<"$unquoted")
+    if grep -qE '<[^<>]*unknown[^<>]*>' <<<"$command" || grep -qE '<[A-Za-z][^<>:]*>' <<<"$unquoted" ||
       grep -qE '(^|[ =])(the|a|an|unknown|none|N/A)( |$)|\([a-z][a-z-]*[ ,]' <<<"$bare"; then
       echo "  $command"
     fi
@@ -153,6 +154,8 @@ check "the placeholder check flags 'the GPU' in a command" \
   test -n "$(echo 'nvidia-smi -q -d ECC,ROW_REMAPPER -i the GPU' | placeholder_phrases)"
 check "the placeholder check flags a placeholder that pretends to be a value" \
   test -n "$(echo 'nvidia-smi -q -i <serial unknown>' | placeholder_phrases)"
+check "the placeholder check flags a placeholder that does not say where to get its value" \
+  test -n "$(echo 'sacct -j <jobid> --format=JobID,MaxRSS' | placeholder_phrases)"
 check "the placeholder check flags prose after a command" \
   test -n "$(echo './build/all_reduce_perf -g 1 (nccl-tests across the job'"'"'s nodes)' | placeholder_phrases)"
 check "the placeholder check passes a placeholder that says its source, and quoted patterns" \
