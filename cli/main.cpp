@@ -482,6 +482,7 @@ int run_scan(Options& options) {
   faultline::RecordWriter writer(std::cout, !to_file);
   faultline::RecordSink sink;
   sink.input = [&](const faultline::InputSummary& input) { writer.Write(input); };
+  sink.unread = [&](const faultline::UnreadInput& input) { writer.Write(input); };
   sink.event = [&](const faultline::Event& event) { writer.Write(event); };
   sink.state = [&](const faultline::GpuState& state) { writer.Write(state); };
   sink.loss_logger = [&](const faultline::LossLogger& logger) { writer.Write(logger); };

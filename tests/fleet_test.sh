@@ -89,6 +89,19 @@ printf 'garbage\n' >"$scratch/garbage.jsonl"
 "$faultline" diagnose --events "$scratch/garbage.jsonl" >/dev/null 2>"$scratch/garbage.err"
 check "no record at all: exit 2" test $? = 2
 
+# --- A node's input it could not open travels in its records to the central report. ---
+"$faultline" scan "$samples/gpu-off-bus" "$scratch/no-such-kern.log" >"$scratch/unread.jsonl" 2>/dev/null
+check "scan, a named path missing: exit 2 after its records" test $? = 2
+check "scan: an unread record for it" jq -se 'map(select(.record == "unread")) |
+  length == 1 and (.[0].path | endswith("no-such-kern.log")) and (.[0].reason | length > 0)' \
+  "$scratch/unread.jsonl" >/dev/null
+"$faultline" diagnose --fail-on never --format json --events "$scratch/unread.jsonl" >"$scratch/unread.json" 2>/dev/null
+check "diagnose --events: the node's unread input in coverage, the fault still found" jq -e '
+  (.coverage.unread | length == 1 and (.[0].path | endswith("no-such-kern.log"))) and
+  .diagnoses[0].id == "gpu-off-bus"' "$scratch/unread.json" >/dev/null
+"$faultline" diagnose --fail-on never --events "$scratch/unread.jsonl" >"$scratch/unread.txt" 2>/dev/null
+check "diagnose --events, text: says the input was not read" grep -q 'no-such-kern.log' "$scratch/unread.txt"
+
 # --- Streaming (issue 20): a live input's records come as its lines do, not at its end. ---
 # `journalctl -kf | faultline scan` in small: a FIFO whose writer stays open, read by scan
 # writing to a file and to a pipe.

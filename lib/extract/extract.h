@@ -40,6 +40,7 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
 // What `faultline scan` printed (report/records.h writes it), read back.
 struct Records {
   std::vector<InputSummary> inputs;
+  std::vector<UnreadInput> unread;  // "unread" records: inputs a node could not open
   std::vector<Event> events;
   std::vector<GpuState> states;
   std::vector<LossLogger> loss_loggers;  // "series" records

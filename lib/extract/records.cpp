@@ -202,6 +202,18 @@ bool read_series(const json& object, Records* records, std::string* error) {
   return true;
 }
 
+// {"record": "unread", "path", "reason"}: an input the node could not open.
+bool read_unread(const json& object, Records* records, std::string* error) {
+  RecordKeys fields(object);
+  UnreadInput input;
+  if (!fields.Text("path", &input.path) || !fields.Text("reason", &input.reason)) {
+    *error = fields.error();
+    return false;
+  }
+  records->unread.push_back(std::move(input));
+  return true;
+}
+
 }  // namespace
 
 bool read_record(std::string_view line, Records* records, std::string* error) {
@@ -222,6 +234,7 @@ bool read_record(std::string_view line, Records* records, std::string* error) {
   if (kind == "state") return read_state(object, records, error);
   if (kind == "input") return read_input(object, records, error);
   if (kind == "series") return read_series(object, records, error);
+  if (kind == "unread") return read_unread(object, records, error);
   return true;
 }
 

@@ -325,6 +325,9 @@ size_t scan_records(const std::vector<std::string>& args, const Catalog& catalog
   };
   InputSink sink;
   sink.warning = records.warning;
+  sink.unread = [&](const UnreadInput& input) {
+    if (records.unread) records.unread(input);
+  };
   sink.live_event = [&](const Event& found) {
     event(found);
     records.flush();
@@ -387,6 +390,11 @@ Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& c
     }
   }
   analysis.inputs = std::move(records.inputs);
+  // A node's input that it could not open is this report's too (and, as always, a warning).
+  for (UnreadInput& input : records.unread) {
+    analysis.warnings.push_back(input.path + ": " + input.reason);
+    analysis.unread.push_back(std::move(input));
+  }
   analysis.events = std::move(records.events);
   analysis.states = std::move(records.states);
   analysis.loss_loggers = std::move(records.loss_loggers);

@@ -52,6 +52,7 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
 // What `faultline scan` writes: the findings of each input, without correlation.
 struct RecordSink {
   std::function<void(const InputSummary&)> input;
+  std::function<void(const UnreadInput&)> unread;  // an input that could not be opened
   std::function<void(const Event&)> event;
   std::function<void(const GpuState&)> state;
   std::function<void(const LossLogger&)> loss_logger;

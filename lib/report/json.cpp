@@ -134,8 +134,7 @@ void render_jsonl(const Analysis& analysis, std::ostream& out) {
   // An input that could not be opened has no "input" record; readers skip records they do not
   // know (extract/records.cpp).
   for (const UnreadInput& input : analysis.unread) {
-    const json record = {{"record", "unread"}, {"path", input.path}, {"reason", input.reason}};
-    out << dump_json(record, -1) << "\n";
+    out << dump_json(unread_record(input), -1) << "\n";
   }
   for (const GpuState& state : analysis.states) {
     out << dump_json(state_record(state), -1) << "\n";

@@ -28,6 +28,10 @@ nlohmann::json series_record(const LossLogger& logger);
 // {"path", "host", "kind", "compression", "lines", "bytes", "error"}: an entry of "inputs".
 nlohmann::json input_json(const InputSummary& input);
 
+// {"record": "unread", "path", "reason"}: an input that could not be opened (it has no "input"
+// record).
+nlohmann::json unread_record(const UnreadInput& input);
+
 // input_json() with "record": "input" and "cut_lines".
 // {"record": "input", "path", "host", "kind", "compression", "lines", "bytes", "cut_lines",
 //  "error"}

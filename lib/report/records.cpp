@@ -37,6 +37,10 @@ json fields_object(const Fields& fields) {
 
 }  // namespace
 
+json unread_record(const UnreadInput& input) {
+  return {{"record", "unread"}, {"path", input.path}, {"reason", input.reason}};
+}
+
 json event_record(const Event& event) {
   json out = {{"record", "event"},
               {"signature", event.signature},
@@ -106,6 +110,9 @@ RecordWriter::~RecordWriter() {
 
 void RecordWriter::Write(const InputSummary& input) {
   Put(dump_json(input_record(input), -1));
+}
+void RecordWriter::Write(const UnreadInput& input) {
+  Put(dump_json(unread_record(input), -1));
 }
 void RecordWriter::Write(const Event& event) {
   Put(dump_json(event_record(event), -1));

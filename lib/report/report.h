@@ -62,6 +62,7 @@ class RecordWriter {
   RecordWriter& operator=(const RecordWriter&) = delete;
 
   void Write(const InputSummary& input);
+  void Write(const UnreadInput& input);
   void Write(const Event& event);
   void Write(const GpuState& state);
   void Write(const LossLogger& logger);
