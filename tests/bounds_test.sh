@@ -78,7 +78,9 @@ for case in big deep huge-deep; do
   run "table $case" diagnose --signatures "$scratch/sig-$case" "$good"
   check "table $case: exit 2" test "$code" = 2
   check "table $case: one line" test "$(lines_of "$scratch/table $case.err")" = 1
-  check "table $case: peak RSS ${rss_kb:-?} kB under 100 MB" test "${rss_kb:-999999999}" -lt 100000
+  # A parse that nests took 783 MB for the 20 MB table; refused unparsed it takes ~15 MB. The
+  # bound leaves room for a busy machine (a CI run once measured 115 MB for all three).
+  check "table $case: peak RSS ${rss_kb:-?} kB under 300 MB" test "${rss_kb:-999999999}" -lt 300000
 done
 check "table big: names the file and the limit" grep -qF \
   "sig-big/big.json: a signature table is at most 4 MiB; this one is 50000" "$scratch/table big.err"
