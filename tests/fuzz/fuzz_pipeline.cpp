@@ -55,6 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckJson(faultline::dump_json(faultline::event_record(event), -1));
   }
   std::ostringstream text;
-  faultline::render_text(analysis, {false, true}, text);
+  faultline::TextOptions verbose;
+  verbose.verbose = true;
+  faultline::render_text(analysis, verbose, text);
   return 0;
 }
