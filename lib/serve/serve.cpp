@@ -40,8 +40,12 @@ constexpr const char* kReportPolicy =
 // A form field other than a file or the paste (tz, min_severity, redact).
 constexpr size_t kMaxFieldBytes = 1024;
 
+// GET /api/v1/explain/ID and /api/v1/explain/xid/N: the route, and the check of a path before
+// its body is read.
+constexpr const char* kExplainRoute = R"(/api/v1/explain/(xid/[0-9]{1,6}|[A-Za-z0-9._-]{1,128}))";
+
 const std::regex& explain_path() {
-  static const std::regex path(R"(/api/v1/explain/(xid/[0-9]{1,6}|[A-Za-z0-9._-]{1,128}))");
+  static const std::regex path(kExplainRoute);
   return path;
 }
 
@@ -575,8 +579,7 @@ bool Server::Run(std::string* error) {
     const nlohmann::json health = {{"status", "ok"}, {"running", running}, {"waiting", waiting}};
     res.set_content(health.dump() + "\n", "application/json");
   });
-  http_.Get(R"(/api/v1/explain/(xid/[0-9]{1,6}|[A-Za-z0-9._-]{1,128}))",
-            [this](const Request& req, Response& res) { Explain(req, res); });
+  http_.Get(kExplainRoute, [this](const Request& req, Response& res) { Explain(req, res); });
   http_.Post("/api/v1/diagnose",
              [this](const Request& req, Response& res, const httplib::ContentReader& reader) {
                Diagnose(req, res, reader, false);
