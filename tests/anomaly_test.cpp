@@ -187,7 +187,7 @@ TEST_CASE("a spike planted at a known step is found at that step") {
   const auto spikes = of_kind(events, "loss-spike");
   REQUIRE(spikes.size() == 1);
   CHECK(spikes[0].fields.at("step") == "6420");
-  CHECK(std::stod(spikes[0].fields.at("score")) >= 6);
+  CHECK(std::stod(std::string(spikes[0].fields.at("score"))) >= 6);
   CHECK(spikes[0].evidence.text.find("step 6420: lm loss") == 0);
   CHECK(spikes[0].evidence.text.find("grad norm") != std::string::npos);
   // The grad norm's 30x jump is its own early-warning event, at the same step.
@@ -223,7 +223,8 @@ TEST_CASE("a spike on a loss that still falls fast is found against its local tr
   REQUIRE(spikes.size() == 1);
   CHECK(spikes[0].fields.at("step") == "295");
   CHECK(spikes[0].fields.at("last_step") == "297");
-  CHECK(std::stod(spikes[0].fields.at("value")) / std::stod(spikes[0].fields.at("baseline")) ==
+  CHECK(std::stod(std::string(spikes[0].fields.at("value"))) /
+            std::stod(std::string(spikes[0].fields.at("baseline"))) ==
         doctest::Approx(2.6).epsilon(0.05));
   CHECK(events.size() == 1);
   CHECK(detect_anomalies(early_descent(false), parameters()).empty());
@@ -328,8 +329,8 @@ TEST_CASE("a sustained rise that does not come back is loss-divergence") {
   print(events);
   const auto divergence = of_kind(events, "loss-divergence");
   REQUIRE(divergence.size() == 1);
-  CHECK(std::stoi(divergence[0].fields.at("step")) > 10000);
-  CHECK(std::stod(divergence[0].fields.at("score")) >= 1.2);
+  CHECK(std::stoi(std::string(divergence[0].fields.at("step"))) > 10000);
+  CHECK(std::stod(std::string(divergence[0].fields.at("score"))) >= 1.2);
 }
 
 TEST_CASE("a spike that recovers is not a divergence") {

@@ -1,6 +1,7 @@
 #include "model/model.h"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <stdexcept>
 
@@ -49,11 +50,11 @@ TEST_CASE("comparable: only timestamps of one kind order") {
 
 TEST_CASE("Fields: a map from name to text, iterated in name order") {
   faultline::Fields fields{{"xid", "79"}, {"pci", "0000:3b:00"}};
-  fields["boot"] = "2";
-  fields["xid"] = "48";  // an existing name is replaced, not added
+  fields.set("boot", "2");
+  fields.set("xid", "48");  // an existing name is replaced, not added
   REQUIRE(fields.size() == 3);
   std::string order;
-  for (const auto& [name, value] : fields) order += name + "=" + value + ";";
+  for (const auto& [name, value] : fields) order += fmt::format("{}={};", name, value);
   CHECK(order == "boot=2;pci=0000:3b:00;xid=48;");
   CHECK(fields.contains("pci"));
   CHECK_FALSE(fields.contains("pc"));

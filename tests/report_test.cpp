@@ -47,7 +47,7 @@ Analysis hand_made(const FailureClass& failure) {
                     "Mar  5 10:12:33 gpu-node-9 kernel: NVRM: Xid (PCI:0000:b7:00): 79, "
                     "name=/home/alice/venv/bin/python from 10.1.2.3 driver 535.129.03",
                     "xid-79-off-bus"};
-  event.fields["peer"] = "10.1.2.3";
+  event.fields.set("peer", "10.1.2.3");
   analysis.events.push_back(event);
   Diagnosis d;
   d.position = 1;

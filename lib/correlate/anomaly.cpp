@@ -61,7 +61,7 @@ class Emitter {
     if (kept == kMaxEventsPerKind) {
       Event& event = (*out_)[last];
       event.count += finding.count;
-      event.fields["last_step"] = std::to_string(finding.last_step);
+      event.fields.set("last_step", std::to_string(finding.last_step));
       return;
     }
     ++kept;
@@ -82,10 +82,10 @@ class Emitter {
                     {"segment", std::to_string(series_.segment)},
                     {"format", series_.format}};
     if (series_.rank >= 0) {
-      event.fields["rank"] = std::to_string(series_.rank);
-      event.fields["rank_kind"] = series_.rank_is_local ? "local" : "global";
+      event.fields.set("rank", std::to_string(series_.rank));
+      event.fields.set("rank_kind", series_.rank_is_local ? "local" : "global");
     }
-    if (f.count > 1) event.fields["last_step"] = std::to_string(f.last_step);
+    if (f.count > 1) event.fields.set("last_step", std::to_string(f.last_step));
     const Timestamp time =
         f.at->has(MetricPoint::kTime) ? Timestamp::Absolute(f.at->time, std::nullopt) : Timestamp();
     event.evidence = {series_.path, f.at->line, time, f.text, event.signature};

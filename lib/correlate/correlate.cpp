@@ -127,14 +127,14 @@ class RankGpus {
     auto kind = event.fields.find("rank_kind");
     if (series_rank != event.fields.end() && kind != event.fields.end()) {
       if (kind->second == "global") {
-        const int rank = std::atoi(series_rank->second.c_str());
+        const int rank = std::atoi(std::string(series_rank->second).c_str());
         return FindGlobal(event.host, rank);
       }
-      return FindLocal(event.host, series_rank->second);
+      return FindLocal(event.host, std::string(series_rank->second));
     }
     auto local = event.fields.find("local_rank");
     if (local == event.fields.end()) return nullptr;
-    return FindLocal(event.host, local->second);
+    return FindLocal(event.host, std::string(local->second));
   }
 
   const RankLink* FindLocal(const std::string& host, const std::string& local_rank) const {
@@ -163,7 +163,8 @@ class RankGpus {
  private:
   static uint64_t nranks(const Event& event) {
     auto it = event.fields.find("nranks");
-    return it == event.fields.end() ? 0 : std::strtoull(it->second.c_str(), nullptr, 10);
+    return it == event.fields.end() ? 0
+                                    : std::strtoull(std::string(it->second).c_str(), nullptr, 10);
   }
 
   // The GPU index a rank used by a line that lists its process's visible devices and its local
@@ -173,11 +174,11 @@ class RankGpus {
     auto visible = event.fields.find("visible_devices");
     if (local == event.fields.end() || visible == event.fields.end()) return event.gpu.index;
     std::vector<int> devices;
-    std::istringstream list(visible->second);  // "0, 1, 2, 3"
+    std::istringstream list{std::string(visible->second)};  // "0, 1, 2, 3"
     for (std::string item; std::getline(list, item, ',');) {
       devices.push_back(std::atoi(item.c_str()));
     }
-    const int position = std::atoi(local->second.c_str());
+    const int position = std::atoi(std::string(local->second).c_str());
     if (position < 0 || position >= static_cast<int>(devices.size())) return std::nullopt;
     return devices[static_cast<size_t>(position)];
   }

@@ -23,8 +23,8 @@ Event missing_event(const Evidence& evidence, const std::string& host, size_t in
   event.host = host;
   event.evidence = evidence;
   event.evidence.signature = std::string(derived::kGpuMissing);
-  event.fields["installed"] = std::to_string(installed);
-  event.fields["listed"] = std::to_string(listed);
+  event.fields.set("installed", std::to_string(installed));
+  event.fields.set("listed", std::to_string(listed));
   return event;
 }
 

@@ -37,7 +37,7 @@ Event suspect_event(const Event& evidence_of, const std::string& reason) {
   event.host = evidence_of.host;
   event.evidence = evidence_of.evidence;
   event.evidence.signature = std::string(derived::kRankBehind);
-  event.fields["reason"] = reason;
+  event.fields.set("reason", reason);
   return event;
 }
 
@@ -46,7 +46,7 @@ void find_behind(const std::vector<const Event*>& progress, std::vector<Event>* 
   std::map<std::string, std::map<int, const Event*>> by_group;  // pg -> rank -> latest line
   for (const Event* event : progress) {
     auto pg = event->fields.find(std::string(capture::kProcessGroup));
-    by_group[pg == event->fields.end() ? "" : pg->second][*event->rank] = event;
+    by_group[std::string(pg == event->fields.end() ? "" : pg->second)][*event->rank] = event;
   }
   const auto largest = std::max_element(by_group.begin(), by_group.end(), [](auto& a, auto& b) {
     return a.second.size() < b.second.size();
@@ -63,9 +63,9 @@ void find_behind(const std::vector<const Event*>& progress, std::vector<Event>* 
   for (const Event* laggard : behind) {
     Event event = suspect_event(*laggard, "behind");
     event.rank = laggard->rank;
-    event.fields["suspect"] = "rank " + std::to_string(*laggard->rank);
-    event.fields["last_enqueued"] = std::to_string(lowest);
-    event.fields["others_enqueued"] = std::to_string(by_enqueued.rbegin()->first);
+    event.fields.set("suspect", "rank " + std::to_string(*laggard->rank));
+    event.fields.set("last_enqueued", std::to_string(lowest));
+    event.fields.set("others_enqueued", std::to_string(by_enqueued.rbegin()->first));
     out->push_back(std::move(event));
   }
 }
@@ -106,10 +106,10 @@ void find_silent(const std::vector<const Event*>& timeouts, const std::vector<Ev
   Event event = suspect_event(*first, "silent");
   event.host = hosts.size() == 1 ? *hosts.begin() : "";
   if (silent.size() == 1) event.rank = *silent.begin();
-  event.fields["suspect"] = (silent.size() == 1 ? "rank " : "ranks ") + rank_list(silent) +
-                            (event.host.empty() ? "" : " on " + event.host);
-  event.fields["timed_out"] = std::to_string(count);
-  event.fields["world"] = std::to_string(world);
+  event.fields.set("suspect", (silent.size() == 1 ? "rank " : "ranks ") + rank_list(silent) +
+                                  (event.host.empty() ? "" : " on " + event.host));
+  event.fields.set("timed_out", std::to_string(count));
+  event.fields.set("world", std::to_string(world));
   out->push_back(std::move(event));
 }
 

@@ -44,7 +44,8 @@ void align_boot_times(std::vector<Event>* events) {
   for (const Event& event : *events) {
     auto stamp = event.fields.find("boot_seconds");
     if (stamp == event.fields.end() || event.host.empty()) continue;
-    const double boot = event.evidence.time.seconds - std::strtod(stamp->second.c_str(), nullptr);
+    const double boot =
+        event.evidence.time.seconds - std::strtod(std::string(stamp->second).c_str(), nullptr);
     Boot& b = boots[event.host];
     if (!b.seen) b = {boot, boot, event.evidence.time.utc_offset_minutes, true};
     b.low = std::min(b.low, boot);
@@ -58,7 +59,7 @@ void align_boot_times(std::vector<Event>* events) {
       continue;
     }
     time = Timestamp::Absolute(it->second.low + time.seconds, it->second.offset);
-    event.fields["time_from_boot"] = "true";
+    event.fields.set("time_from_boot", "true");
   }
 }
 

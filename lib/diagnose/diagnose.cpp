@@ -145,7 +145,9 @@ std::optional<std::string> event_field(std::string_view name,
   if (!name.starts_with(kPrefix)) return std::nullopt;
   const std::string field(name.substr(kPrefix.size()));
   for (auto it = events.rbegin(); it != events.rend(); ++it) {
-    if (auto found = (*it)->fields.find(field); found != (*it)->fields.end()) return found->second;
+    if (auto found = (*it)->fields.find(field); found != (*it)->fields.end()) {
+      return std::string(found->second);
+    }
   }
   return std::nullopt;
 }
@@ -424,8 +426,8 @@ std::pair<int, size_t> most_recurrent_xid(const std::vector<Candidate>& incident
     for (const Event* event : candidate.events) {
       if (!event->xid) continue;
       auto boot = event->fields.find(std::string(capture::kBoot));
-      boots[{event->evidence.path, *event->xid}].insert(boot == event->fields.end() ? "0"
-                                                                                    : boot->second);
+      boots[{event->evidence.path, *event->xid}].emplace(
+          boot == event->fields.end() ? "0" : boot->second);
     }
   }
   std::pair<int, size_t> most{0, 0};
@@ -564,7 +566,7 @@ class LossLogging {
     std::vector<const LossLogger*> out;
     auto format = event.fields.find("format");
     if (format == event.fields.end()) return out;
-    auto it = by_format_.find(format->second);
+    auto it = by_format_.find(std::string(format->second));
     if (it == by_format_.end()) return out;
     for (const auto& [key, logger] : it->second) out.push_back(logger);
     return out;
@@ -719,7 +721,7 @@ struct TemplateGroup {
 // traceback, which the diagnosis already stands for.
 bool follows_explained(const Event& event, const std::set<std::string>& explained) {
   auto follows = event.fields.find(std::string(capture::kFollows));
-  return follows != event.fields.end() && explained.contains(follows->second);
+  return follows != event.fields.end() && explained.contains(std::string(follows->second));
 }
 
 // One diagnosis of `failure` (a last-resort class) for the events of every host and GPU that
@@ -759,7 +761,8 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
                    });
   for (const Event* event : candidate.events) {
     auto field = event->fields.find(std::string(capture::kTemplate));
-    const std::string text = field == event->fields.end() ? event->evidence.text : field->second;
+    const std::string text =
+        field == event->fields.end() ? event->evidence.text : std::string(field->second);
     auto [it, added] = group_of.emplace(text, groups.size());
     if (added) groups.push_back({text, 0, event->evidence, event->evidence.time, true});
     TemplateGroup& group = groups[it->second];

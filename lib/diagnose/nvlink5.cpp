@@ -59,8 +59,8 @@ bool worse(const Verdict& a, const Verdict& b) {
 }
 
 std::string field(const Event& event, std::string_view name) {
-  auto it = event.fields.find(std::string(name));
-  return it == event.fields.end() ? "" : it->second;
+  auto it = event.fields.find(name);
+  return std::string(it == event.fields.end() ? "" : it->second);
 }
 
 // The verdict for one event and what it decoded, or why it could not (then nullopt).
@@ -159,13 +159,13 @@ void decode_nvlink5(const Knowledge& knowledge, std::vector<Event>* events) {
     if (!event.xid || *event.xid < 144 || *event.xid > 150) continue;
     std::string said;
     const std::optional<Verdict> verdict = decode(event, knowledge.nvlink5_decode, &said);
-    event.fields[std::string(capture::kCatalogAction)] = verdict ? verdict->action : "undecoded";
+    event.fields.set(capture::kCatalogAction, verdict ? verdict->action : "undecoded");
     if (verdict) {
-      event.fields[std::string(capture::kCatalogSeverity)] = verdict->severity;
+      event.fields.set(capture::kCatalogSeverity, verdict->severity);
     } else {
       event.fields.erase(std::string(capture::kCatalogSeverity));
     }
-    event.fields[std::string(capture::kCatalogDecode)] = said;
+    event.fields.set(capture::kCatalogDecode, said);
   }
 }
 

@@ -379,7 +379,7 @@ void visit(Analysis* analysis, const Edit& host, const Edit& text) {
   for (Event& event : analysis->events) {
     host(&event.host);
     evidence(event.evidence);
-    for (auto& [name, value] : event.fields) text(&value);
+    event.fields.rewrite_values(text);
   }
   for (GpuState& state : analysis->states) {
     host(&state.host);

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "envelope/envelope.h"
 #include "extract/extract.h"
@@ -64,7 +65,12 @@ class RecordKeys {
     if (!it->is_object()) return Wrong(key, "an object");
     for (const auto& [name, value] : it->items()) {
       if (!value.is_string()) return Wrong(key, "an object of strings");
-      (*out)[name] = value.template get<std::string>();
+      const auto& text = value.template get_ref<const std::string&>();
+      if constexpr (std::is_same_v<StringMap, Fields>) {
+        out->set(name, text);
+      } else {
+        (*out)[name] = text;
+      }
     }
     return true;
   }

@@ -89,7 +89,7 @@ class EventBuilder {
       } else if (name == capture::kRank) {
         event.rank = parse_number<int>(value);
       }
-      event.fields[name] = value;
+      event.fields.set(name, value);
     }
     // The line's own rank tag ("[rank3]:"), else the rank its file is named after. A node-local
     // rank (torchrun's "[default3]:") is kept too: with the host it names a global rank.
@@ -98,11 +98,11 @@ class EventBuilder {
       event.rank = tag && !tag->is_local ? std::optional<int>(tag->rank) : path_rank_;
     const auto local = tag && tag->is_local ? tag : path_local_rank_;
     if (local && !(tag && !tag->is_local))
-      event.fields[std::string(capture::kLocalRank)] = std::to_string(local->rank);
+      event.fields.set(capture::kLocalRank, std::to_string(local->rank));
     if (signature.unrecognised) {
-      event.fields[std::string(capture::kTemplate)] = Template(line.text);
+      event.fields.set(capture::kTemplate, Template(line.text));
       event.gpu.pci = extract_internal::driver_line_gpu(line.text);
-      if (Follows(line)) event.fields[std::string(capture::kFollows)] = last_recognised_;
+      if (Follows(line)) event.fields.set(capture::kFollows, last_recognised_);
     } else if (!signature.identity && !signature.context) {
       last_recognised_ = signature.id;
       last_recognised_line_ = line.number;
@@ -133,9 +133,9 @@ class EventBuilder {
     event.evidence = {path_, line.number, envelope.time,
                       std::string(shown.empty() ? line.text : shown), signature.id};
     NoteUptime(envelope);
-    if (boot_ > 0) event.fields[std::string(capture::kBoot)] = std::to_string(boot_);
+    if (boot_ > 0) event.fields.set(capture::kBoot, std::to_string(boot_));
     if (envelope.boot_seconds && envelope.time.kind == Timestamp::Kind::kAbsolute) {
-      event.fields[std::string(capture::kBootSeconds)] = std::to_string(*envelope.boot_seconds);
+      event.fields.set(capture::kBootSeconds, std::to_string(*envelope.boot_seconds));
     }
     Keep(std::move(event), events);
   }
@@ -305,9 +305,8 @@ class EventBuilder {
         parse_prefix(std::string_view(latest.evidence.text).substr(0, kind->prefix_length), year_);
     latest.evidence.time = envelope.time;
     if (year_from_input_) latest.evidence.time.year_assumed = false;
-    if (auto it = latest.fields.find(std::string(capture::kBootSeconds));
-        it != latest.fields.end() && envelope.boot_seconds) {
-      it->second = std::to_string(*envelope.boot_seconds);
+    if (latest.fields.contains(capture::kBootSeconds) && envelope.boot_seconds) {
+      latest.fields.set(capture::kBootSeconds, std::to_string(*envelope.boot_seconds));
     }
     kind->prefix_length = 0;
   }
@@ -342,8 +341,8 @@ class EventBuilder {
 
   // The kind an event is kept by: an unrecognised line's by its signature and template alone.
   static std::string KindOf(const Event& event) {
-    if (auto it = event.fields.find(std::string(capture::kTemplate)); it != event.fields.end()) {
-      return event.signature + '\n' + it->second;
+    if (auto it = event.fields.find(capture::kTemplate); it != event.fields.end()) {
+      return event.signature + '\n' + std::string(it->second);
     }
     return event.signature + '\n' + event.host + '\n' + event.gpu.pci;
   }
@@ -413,8 +412,8 @@ class EventBuilder {
   // Notes what a line's event was, but for its time, for EndLine().
   void NoteOutcome(const std::string& kind, const Event& event, Flood* flood) {
     const auto field = [&](std::string_view name) {
-      auto it = event.fields.find(std::string(name));
-      return it == event.fields.end() ? std::string() : it->second;
+      auto it = event.fields.find(name);
+      return it == event.fields.end() ? std::string() : std::string(it->second);
     };
     line_outcome_ += kind;
     line_outcome_ += '\n' + (event.rank ? std::to_string(*event.rank) : std::string()) + '\n' +

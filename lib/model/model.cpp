@@ -14,47 +14,84 @@ namespace faultline {
 
 namespace {
 
-// The first entry whose name is not before `name`.
-template <typename Iterator>
-Iterator lower_bound_by_name(Iterator first, Iterator last, std::string_view name) {
-  return std::lower_bound(first, last, name,
-                          [](const Fields::value_type& entry, std::string_view wanted) {
-                            return std::string_view(entry.first) < wanted;
-                          });
+// Lengths in the blob of Fields: seven bits a byte, the high bit set on all but the last.
+void append_length(std::string* blob, size_t length) {
+  while (length >= 0x80) {
+    blob->push_back(static_cast<char>((length & 0x7f) | 0x80));
+    length >>= 7;
+  }
+  blob->push_back(static_cast<char>(length));
+}
+
+size_t read_length(std::string_view blob, size_t* at) {
+  size_t length = 0;
+  for (int shift = 0; *at < blob.size(); shift += 7) {
+    const auto byte = static_cast<unsigned char>(blob[(*at)++]);
+    length |= static_cast<size_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) break;
+  }
+  return length;
 }
 
 }  // namespace
 
-Fields::Fields(std::initializer_list<value_type> entries) {
-  for (const value_type& entry : entries) (*this)[entry.first] = entry.second;
+Fields::const_iterator::const_iterator(std::string_view blob, size_t at) : blob_(blob), at_(at) {
+  if (at_ >= blob_.size()) {
+    at_ = blob_.size();
+    return;
+  }
+  size_t cursor = at_;
+  const size_t name_length = read_length(blob_, &cursor);
+  entry_.first = blob_.substr(cursor, name_length);
+  cursor += name_length;
+  const size_t value_length = read_length(blob_, &cursor);
+  entry_.second = blob_.substr(cursor, value_length);
+  next_ = cursor + value_length;
 }
 
-Fields::iterator Fields::find(std::string_view name) {
-  auto it = lower_bound_by_name(entries_.begin(), entries_.end(), name);
-  return it != entries_.end() && it->first == name ? it : entries_.end();
+Fields::const_iterator& Fields::const_iterator::operator++() {
+  *this = const_iterator(blob_, next_);
+  return *this;
+}
+
+Fields::Fields(std::initializer_list<value_type> entries) {
+  for (const auto& [name, value] : entries) set(name, value);
+}
+
+size_t Fields::size() const {
+  return static_cast<size_t>(std::distance(begin(), end()));
 }
 
 Fields::const_iterator Fields::find(std::string_view name) const {
-  auto it = lower_bound_by_name(entries_.begin(), entries_.end(), name);
-  return it != entries_.end() && it->first == name ? it : entries_.end();
+  for (auto it = begin(); it != end(); ++it) {
+    if (it->first == name) return it;
+    if (it->first > name) break;
+  }
+  return end();
 }
 
-const std::string& Fields::at(std::string_view name) const {
+std::string_view Fields::at(std::string_view name) const {
   auto it = find(name);
   if (it == end()) throw std::out_of_range("Fields::at: no field " + std::string(name));
   return it->second;
 }
 
-std::string& Fields::operator[](std::string_view name) {
-  auto it = lower_bound_by_name(entries_.begin(), entries_.end(), name);
-  if (it == entries_.end() || it->first != name) it = entries_.emplace(it, name, std::string());
-  return it->second;
+void Fields::set(std::string_view name, std::string_view value) {
+  auto it = begin();
+  while (it != end() && it->first < name) ++it;
+  std::string entry;
+  append_length(&entry, name.size());
+  entry += name;
+  append_length(&entry, value.size());
+  entry += value;
+  const size_t replaced = it != end() && it->first == name ? it.next_ - it.at_ : 0;
+  blob_.replace(it.at_, replaced, entry);
 }
 
 size_t Fields::erase(std::string_view name) {
   auto it = find(name);
   if (it == end()) return 0;
-  entries_.erase(it);
+  blob_.erase(it.at_, it.next_ - it.at_);
   return 1;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -73,39 +74,77 @@ struct Evidence {
 };
 
 // Named texts (a signature's captures, the fields code sets on an event): a map from name to
-// value held as one vector sorted by name. An event has a handful; a fleet's diagnosis holds a
-// million events, where a tree node per field was a quarter of the memory.
+// value, iterated in name order. An event has a handful and a fleet's diagnosis holds a million
+// events, so the entries live in one string ("length name length value" each, sorted by name):
+// about a quarter of what a vector of string pairs took, and a tenth of a tree.
 class Fields {
  public:
-  using value_type = std::pair<std::string, std::string>;
-  using iterator = std::vector<value_type>::iterator;
-  using const_iterator = std::vector<value_type>::const_iterator;
+  using value_type = std::pair<std::string_view, std::string_view>;
+
+  // Iterates the entries in name order; the views stay valid until the Fields is changed.
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Fields::value_type;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type*;
+    using reference = const value_type&;
+
+    const_iterator() = default;
+    reference operator*() const { return entry_; }
+    pointer operator->() const { return &entry_; }
+    const_iterator& operator++();
+    const_iterator operator++(int) {
+      const_iterator before = *this;
+      ++*this;
+      return before;
+    }
+    bool operator==(const const_iterator& other) const { return at_ == other.at_; }
+
+   private:
+    friend class Fields;
+    const_iterator(std::string_view blob, size_t at);
+
+    std::string_view blob_;
+    size_t at_ = 0;    // where this entry starts in blob_; blob_.size() at the end
+    size_t next_ = 0;  // where the next one starts
+    value_type entry_;
+  };
+  using iterator = const_iterator;
 
   Fields() = default;
   Fields(std::initializer_list<value_type> entries);
 
-  iterator begin() { return entries_.begin(); }
-  iterator end() { return entries_.end(); }
-  const_iterator begin() const { return entries_.begin(); }
-  const_iterator end() const { return entries_.end(); }
-  bool empty() const { return entries_.empty(); }
-  size_t size() const { return entries_.size(); }
+  const_iterator begin() const { return {blob_, 0}; }
+  const_iterator end() const { return {blob_, blob_.size()}; }
+  bool empty() const { return blob_.empty(); }
+  size_t size() const;
 
-  iterator find(std::string_view name);
   const_iterator find(std::string_view name) const;
   bool contains(std::string_view name) const { return find(name) != end(); }
   // The value of `name`; throws std::out_of_range where there is none, as std::map::at does.
-  const std::string& at(std::string_view name) const;
-  // The value of `name`, inserted empty where there was none.
-  std::string& operator[](std::string_view name);
+  std::string_view at(std::string_view name) const;
+  // Sets `name` to `value`, replacing the value it had.
+  void set(std::string_view name, std::string_view value);
   // Removes `name`; returns how many entries went (0 or 1).
   size_t erase(std::string_view name);
-  void clear() { entries_.clear(); }
+  void clear() { blob_.clear(); }
+  // Replaces each value by what `rewrite` makes of it (redaction rewrites every value).
+  template <typename Rewrite>
+  void rewrite_values(Rewrite rewrite) {
+    Fields out;
+    for (const auto& [name, value] : *this) {
+      std::string text(value);
+      rewrite(&text);
+      out.set(name, text);
+    }
+    *this = std::move(out);
+  }
 
   bool operator==(const Fields&) const = default;
 
  private:
-  std::vector<value_type> entries_;  // sorted by name, each name once
+  std::string blob_;
 };
 
 // A fact one signature matched in one line, with its captured fields.

@@ -337,7 +337,7 @@ void anomaly_marks(const std::vector<Event>& events, int offset_minutes,
       const double shift = time.utc_offset_minutes ? 0 : offset_minutes * 60.0;
       timed->push_back({time.seconds - shift, &event});
     } else if (const auto step = event.fields.find("step"); step != event.fields.end()) {
-      by_step->push_back({std::strtod(step->second.c_str(), nullptr), &event});
+      by_step->push_back({std::strtod(std::string(step->second).c_str(), nullptr), &event});
     }
   }
 }
