@@ -248,7 +248,8 @@ TEST_CASE("HTML: text from the inputs is escaped, the page loads nothing") {
 
 TEST_CASE("text: plain without colour, wrapped to the width, commands whole") {
   Analysis analysis = off_bus();
-  analysis.diagnoses[0].evidence[0].text += " \x1b[31mred\x1b[0m";
+  analysis.diagnoses[0].evidence[0].text =
+      analysis.diagnoses[0].evidence[0].text + " \x1b[31mred\x1b[0m";
   std::ostringstream out;
   render_text(analysis, {false, false, 60}, out);
   CHECK(out.str().find('\x1b') == std::string::npos);

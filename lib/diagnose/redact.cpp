@@ -362,8 +362,8 @@ using Edit = std::function<void(std::string*)>;
 // Calls `host` on every host field of the analysis and `text` on every other string.
 void visit(Analysis* analysis, const Edit& host, const Edit& text) {
   const auto evidence = [&](Evidence& e) {
-    text(&e.path);
-    text(&e.text);
+    e.path.rewrite(text);
+    e.text.rewrite(text);
   };
   for (InputSummary& input : analysis->inputs) {
     host(&input.host);

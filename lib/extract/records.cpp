@@ -26,6 +26,16 @@ class RecordKeys {
     return true;
   }
 
+  // A text that is often the same as the record before's (`same`): then it shares its copy.
+  bool Text(const char* key, SharedText* out, const SharedText* same) {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return true;
+    if (!it->is_string()) return Wrong(key, "a string");
+    const auto& text = it->get_ref<const std::string&>();
+    *out = same && *same == text ? *same : SharedText(text);
+    return true;
+  }
+
   template <typename T>
   bool Number(const char* key, std::optional<T>* out) {
     auto it = object_.find(key);
@@ -87,10 +97,12 @@ class RecordKeys {
   }
 
   // The evidence line: "path", "line", "time", "text".
-  bool Evidence(faultline::Evidence* evidence) {
+  // `before`, the evidence of the record before, shares its path with this one where they match.
+  bool Evidence(faultline::Evidence* evidence, const faultline::Evidence* before) {
     std::optional<uint64_t> line;
-    if (!Text("path", &evidence->path) || !Number("line", &line) ||
-        !Time("time", &evidence->time) || !Text("text", &evidence->text)) {
+    if (!Text("path", &evidence->path, before ? &before->path : nullptr) ||
+        !Number("line", &line) || !Time("time", &evidence->time) ||
+        !Text("text", &evidence->text, nullptr)) {
       return false;
     }
     evidence->line = line.value_or(0);
@@ -119,7 +131,9 @@ bool read_event(const json& object, Records* records, std::string* error) {
   }
   if (!fields.Text("signature", &event.signature) || !fields.Text("host", &event.host) ||
       !fields.Number("rank", &event.rank) || !fields.Gpu(&event.gpu) ||
-      !fields.Number("xid", &event.xid) || !fields.Evidence(&event.evidence) ||
+      !fields.Number("xid", &event.xid) ||
+      !fields.Evidence(&event.evidence,
+                       records->events.empty() ? nullptr : &records->events.back().evidence) ||
       !fields.Count("count", &count) || !fields.Map("fields", &event.fields)) {
     *error = fields.error();
     return false;
@@ -139,7 +153,9 @@ bool read_state(const json& object, Records* records, std::string* error) {
   RecordKeys fields(object);
   GpuState state;
   if (!fields.Text("host", &state.host) || !fields.Gpu(&state.gpu) ||
-      !fields.Evidence(&state.source) || !fields.Map("fields", &state.fields)) {
+      !fields.Evidence(&state.source,
+                       records->states.empty() ? nullptr : &records->states.back().source) ||
+      !fields.Map("fields", &state.fields)) {
     *error = fields.error();
     return false;
   }

@@ -85,7 +85,12 @@ void Fields::set(std::string_view name, std::string_view value) {
   append_length(&entry, value.size());
   entry += value;
   const size_t replaced = it != end() && it->first == name ? it.next_ - it.at_ : 0;
-  blob_.replace(it.at_, replaced, entry);
+  // A new string of the exact size: growing in place would double the capacity, and a million
+  // events' fields would then be half slack.
+  std::string blob;
+  blob.reserve(blob_.size() - replaced + entry.size());
+  blob.append(blob_, 0, it.at_).append(entry).append(blob_, it.at_ + replaced);
+  blob_ = std::move(blob);
 }
 
 size_t Fields::erase(std::string_view name) {

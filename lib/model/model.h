@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/shared_text.h"
+
 namespace faultline {
 
 // A point in time as an input states it. Absolute times are Unix seconds; when the input named
@@ -65,10 +67,10 @@ std::optional<Lane> parse_lane(std::string_view name);
 
 // A line of input that supports a finding.
 struct Evidence {
-  std::string path;
+  SharedText path;  // shared by the events of one input
   uint64_t line = 0;
   Timestamp time;
-  std::string text;
+  SharedText text;              // shared by the diagnoses that cite it
   std::string signature;        // the signature or state field that made it evidence
   Lane lane = Lane::kHardware;  // the lane of `signature` (set by diagnose())
 };

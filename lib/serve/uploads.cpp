@@ -27,12 +27,12 @@ void each_path_string(Analysis* analysis, const std::function<void(std::string*)
     edit(&input.error);
   }
   for (std::string& warning : analysis->warnings) edit(&warning);
-  for (Event& event : analysis->events) edit(&event.evidence.path);
-  for (GpuState& state : analysis->states) edit(&state.source.path);
+  for (Event& event : analysis->events) event.evidence.path.rewrite(edit);
+  for (GpuState& state : analysis->states) state.source.path.rewrite(edit);
   for (Series& series : analysis->series) edit(&series.path);
   for (LossLogger& logger : analysis->loss_loggers) edit(&logger.path);
   for (Diagnosis& diagnosis : analysis->diagnoses) {
-    for (Evidence& evidence : diagnosis.evidence) edit(&evidence.path);
+    for (Evidence& evidence : diagnosis.evidence) evidence.path.rewrite(edit);
     for (std::string& note : diagnosis.notes) edit(&note);
     for (std::string& missing : diagnosis.missing) edit(&missing);
   }
