@@ -15,6 +15,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -357,6 +358,15 @@ std::optional<int> run_analysis(Options& options, Catalog* catalog, Analysis* an
   return std::nullopt;
 }
 
+// Exit code 2 when the report or the records did not all reach standard output (a full disk,
+// a quota): a cut `scan > node.jsonl` must not pass for a node's whole record.
+std::optional<int> check_output_written() {
+  std::cout.flush();
+  if (std::cout) return std::nullopt;
+  const int error = errno;
+  return fail(std::string("cannot write to standard output: ") + std::strerror(error));
+}
+
 // Exit code 2 when a path the user named does not exist, unless --ignore-missing: a typo'd
 // path must not pass for a healthy log. Called once the rest has been read and reported.
 std::optional<int> check_named_paths(const Options& options) {
@@ -460,7 +470,7 @@ int run_diagnose(Options& options) {
   if (options.redact) faultline::redact(&analysis);
   if (auto exit_code = report_warnings(analysis)) return *exit_code;
   render(options, analysis);
-  std::cout.flush();
+  if (auto exit_code = check_output_written()) return *exit_code;
   if (auto exit_code = check_named_paths(options)) return *exit_code;
   if (options.fail_on == "never") return kExitClean;
   const auto threshold = faultline::parse_severity(options.fail_on);
@@ -492,6 +502,7 @@ int run_scan(Options& options) {
     return fail("no input could be read");
   }
   writer.Flush();
+  if (auto exit_code = check_output_written()) return *exit_code;
   return check_named_paths(options).value_or(kExitClean);
 }
 

@@ -102,6 +102,18 @@ check "diagnose --events: the node's unread input in coverage, the fault still f
 "$faultline" diagnose --fail-on never --events "$scratch/unread.jsonl" >"$scratch/unread.txt" 2>/dev/null
 check "diagnose --events, text: says the input was not read" grep -q 'no-such-kern.log' "$scratch/unread.txt"
 
+# --- A node's records that did not reach their file (a full disk) do not pass for written. ---
+if [[ -w /dev/full ]]; then
+  "$faultline" scan "$samples/gpu-off-bus" >/dev/full 2>"$scratch/full.err"
+  code=$?
+  check "scan > a full disk: exit 2 (exit $code)" test "$code" = 2
+  check "scan > a full disk: says so" grep -q "cannot write to standard output: No space left on device" \
+    "$scratch/full.err"
+  "$faultline" diagnose "$samples/gpu-off-bus" >/dev/full 2>/dev/null
+  code=$?
+  check "diagnose > a full disk: exit 2 (exit $code)" test "$code" = 2
+fi
+
 # --- Streaming (issue 20): a live input's records come as its lines do, not at its end. ---
 # `journalctl -kf | faultline scan` in small: a FIFO whose writer stays open, read by scan
 # writing to a file and to a pipe.
