@@ -218,13 +218,16 @@ follower=""
 
 # --- gather.sh with a stand-in kubectl: one Succeeded pod per node, the missing nodes named. ---
 # Cluster: node101 scanned twice (a replacement pod), node102 once, node103's pod failed with
-# faultline's message, node104 never got a pod; the stand-in serves the API's JSON for them.
+# faultline's message, node104 never got a pod, node105's pod succeeded but its log is gone (the
+# node went away); the stand-in serves the API's JSON for them.
 check "gather.sh parses (bash -n)" bash -n "$contrib/gather.sh"
 cluster=$scratch/cluster
 mkdir -p "$cluster/logs" "$cluster/bin"
 pod() { # NAME NODE PHASE [EXIT_CODE MESSAGE]
   local state='{"running": {}}'
-  [[ $# -gt 3 ]] && state=$(jq -n --argjson code "$4" --arg message "$5" '{terminated: {exitCode: $code, message: $message}}')
+  # The kubelet's reasons: Completed for exit 0, Error otherwise.
+  [[ $# -gt 3 ]] && state=$(jq -n --argjson code "$4" --arg message "$5" \
+    '{terminated: {exitCode: $code, reason: (if $code == 0 then "Completed" else "Error" end), message: $message}}')
   jq -n --arg name "$1" --arg node "$2" --arg phase "$3" --argjson state "$state" \
     '{metadata: {name: $name, labels: {"job-name": "faultline-scan"}}, spec: {nodeName: $node},
       status: {phase: $phase, containerStatuses: [{name: "scan", state: $state}]}}'
@@ -234,8 +237,9 @@ pod() { # NAME NODE PHASE [EXIT_CODE MESSAGE]
   pod faultline-scan-b node102 Succeeded 0 ""
   pod faultline-scan-c node101 Succeeded 0 ""
   pod faultline-scan-d node103 Failed 2 "faultline: no input could be read"
+  pod faultline-scan-e node105 Succeeded 0 ""
 } | jq -s '{kind: "PodList", apiVersion: "v1", items: .}' >"$cluster/pods.json"
-jq -n '{kind: "NodeList", apiVersion: "v1", items: [range(101; 105) | {metadata: {name: "node\(.)"}}]}' >"$cluster/nodes.json"
+jq -n '{kind: "NodeList", apiVersion: "v1", items: [range(101; 106) | {metadata: {name: "node\(.)"}}]}' >"$cluster/nodes.json"
 jq -n '{kind: "Job", apiVersion: "batch/v1", metadata: {name: "faultline-scan"},
   status: {conditions: [{type: "Failed", status: "True", reason: "BackoffLimitExceeded"}]}}' >"$cluster/job.json"
 cp "$scratch/node101.jsonl" "$cluster/logs/faultline-scan-a"
@@ -263,15 +267,17 @@ check "gather.sh keeps one pod per node" cmp -s "$scratch/gathered.jsonl" <(cat 
 check "gather.sh selects the Job's pods and GPU nodes" \
   grep -qx 'get pods -l job-name=faultline-scan -o json' "$cluster/calls"
 check "gather.sh names node103 and faultline's message" \
-  grep -q 'no records from node103: faultline-scan-d Failed exit 2: faultline: no input could be read' "$scratch/gather.err"
+  grep -q 'no records from node103: faultline-scan-d Failed exit 2 Error: faultline: no input could be read' "$scratch/gather.err"
 check "gather.sh names node104, where no pod ran" grep -q 'no records from node104: no pod ran there' "$scratch/gather.err"
+check "gather.sh names node105, whose log is gone" \
+  grep -q 'no records from node105: faultline-scan-e Succeeded exit 0 Completed: its log could not be read' "$scratch/gather.err"
 check "gather.sh does not name the nodes it has" bash -c '! grep -qE "no records from node10[12]" "$1"' _ "$scratch/gather.err"
 check "the gathered records diagnose" "$faultline" diagnose --fail-on never --events "$scratch/gathered.jsonl" \
   >/dev/null 2>&1
 # start: the Job as created, with parallelism and completions set to the node count.
 (PATH="$cluster/bin:$PATH" bash "$contrib/gather.sh" start >/dev/null 2>&1)
 check "gather.sh start creates the Job from stdin" grep -qx 'create -f -' "$cluster/calls"
-check "gather.sh start sets both counts to the 4 nodes" test \
-  "$(validate --json "$cluster/created.yaml" 2>/dev/null | jq -c '[.spec.parallelism, .spec.completions]')" = "[4,4]"
+check "gather.sh start sets both counts to the 5 nodes" test \
+  "$(validate --json "$cluster/created.yaml" 2>/dev/null | jq -c '[.spec.parallelism, .spec.completions]')" = "[5,5]"
 
 finish "manifests: ${manifests[*]##*/}"

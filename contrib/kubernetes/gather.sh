@@ -56,7 +56,7 @@ collect)
   done
   pods=$("${kubectl[@]}" get pods -l "job-name=$job" -o json)
   : >"$records"
-  declare -A scanned=()
+  declare -A scanned=() unreadable=()
   # One Succeeded pod per node: a replacement pod may have scanned a node twice.
   while IFS=$'\t' read -r pod node; do
     [[ -n ${scanned[$node]:-} ]] && continue
@@ -64,6 +64,8 @@ collect)
     if "${kubectl[@]}" logs "$pod" -c scan >"$records.part"; then
       cat "$records.part" >>"$records"
       scanned[$node]=$pod
+    else
+      unreadable[$node]=$pod
     fi
   done < <(jq -r '.items[] | select(.status.phase == "Succeeded") |
     [.metadata.name, .spec.nodeName] | @tsv' <<<"$pods")
@@ -75,12 +77,15 @@ collect)
     missing=$((missing + 1))
     # Why: each pod that was on the node (phase, reason, exit code, termination message, which
     # holds faultline's warnings), or none at all (never scheduled: Pending, or the Job ended).
-    why=$(jq -r --arg node "$node" '[.items[] | select(.spec.nodeName == $node) |
-      "\(.metadata.name) \(.status.phase)" +
+    why=$(jq -r --arg node "$node" --arg unreadable "${unreadable[$node]:-}" '[.items[] |
+      select(.spec.nodeName == $node) | "\(.metadata.name) \(.status.phase)" +
       (if .status.reason then " (\(.status.reason))" else "" end) +
-      ([.status.containerStatuses[]?.state.terminated | select(.) |
-        " exit \(.exitCode)" + (if .message then ": \(.message | gsub("\n"; " | "))" else "" end)] |
-        join(""))] | if length == 0 then "no pod ran there" else join("; ") end' <<<"$pods")
+      ([.status.containerStatuses[]?.state.terminated | select(.) | " exit \(.exitCode)" +
+        (if .reason then " \(.reason)" else "" end) +
+        (if .message and .message != "" then ": \(.message | gsub("\n"; " | "))" else "" end)] |
+        join("")) +
+      (if .metadata.name == $unreadable then ": its log could not be read" else "" end)] |
+      if length == 0 then "no pod ran there" else join("; ") end' <<<"$pods")
     echo "gather.sh: no records from $node: $why" >&2
   done < <(nodes)
   pending=$(jq '[.items[] | select(.status.phase == "Pending")] | length' <<<"$pods")
