@@ -280,4 +280,33 @@ check "gather.sh start creates the Job from stdin" grep -qx 'create -f -' "$clus
 check "gather.sh start sets both counts to the 5 nodes" test \
   "$(validate --json "$cluster/created.yaml" 2>/dev/null | jq -c '[.spec.parallelism, .spec.completions]')" = "[5,5]"
 
+# --- The image's Dockerfile (no Docker here: hadolint is not in Debian, so its text is checked). ---
+dockerfile=$root/contrib/docker/Dockerfile
+check "the Dockerfile builds FROM debian:12 only" \
+  test "$(grep -E '^FROM ' "$dockerfile" | grep -cvE '^FROM debian:12( AS [a-z]+)?$')" = 0
+check "the Dockerfile has a build stage and a runtime stage" test "$(grep -c '^FROM ' "$dockerfile")" = 2
+check "the image runs as a non-root user" bash -c 'u=$(grep "^USER " "$1" | tail -1 | cut -d" " -f2); [[ -n $u && ${u%%:*} != 0 && ${u%%:*} != root ]]' _ "$dockerfile"
+check "the image's entry point is faultline" grep -qx 'ENTRYPOINT \["faultline"\]' "$dockerfile"
+check "the manifests run the uid the image runs as" test "$(grep '^USER ' "$dockerfile" | cut -d' ' -f2 | cut -d: -f1)" = \
+  "$(jq -r '.spec.template.spec.securityContext.runAsUser' "$job")"
+# The build stage's packages, against scripts/install-deps: none from elsewhere (but file, which
+# cpack's dpkg-shlibdeps needs), and every library install-deps builds with, so that a library
+# added there is not forgotten here. Left out on purpose: the test framework, the fuzzer's
+# runtime and the static build's extra archives.
+build_packages=$(awk '/^FROM .* AS build/ {stage = 1; next} /^FROM / {stage = 0} stage' "$dockerfile" |
+  sed -n '/apt-get install/,/&& rm/p' | sed 's/.*--no-install-recommends//; s/&& rm.*//; s/\\//' |
+  tr -s ' \n' '\n' | grep -v '^$' | sort -u)
+deps_packages=$(sed -n '/^packages=(/,/^)/p' "$root/scripts/install-deps" | sed 's/#.*//; s/packages=(//; s/^)$//' |
+  tr -s ' \n' '\n' | grep -v '^$' | sort -u)
+check "the build stage installs packages ($(wc -w <<<"$build_packages"))" test "$(wc -w <<<"$build_packages")" -ge 10
+check "the build stage installs only install-deps' packages, and file: $(comm -23 <(echo "$build_packages") <(echo "$deps_packages") | paste -sd ' ')" \
+  test -z "$(comm -23 <(echo "$build_packages") <(echo "$deps_packages") | grep -vx file)"
+check "the build stage installs every library install-deps builds with: $(comm -13 <(echo "$build_packages") <(grep -- '-dev$' <<<"$deps_packages") | paste -sd ' ')" \
+  test -z "$(comm -13 <(echo "$build_packages") <(grep -- '-dev$' <<<"$deps_packages") |
+    grep -vxE 'doctest-dev|libclang-rt-14-dev|libacl1-dev|liblz4-dev')"
+# What the build stage copies is what CMakeLists.txt reads: every folder and file it names.
+for path in CMakeLists.txt README.md cmake lib cli signatures; do
+  check "the build stage copies $path" grep -qE "^COPY (.* )?$path/? " "$dockerfile"
+done
+
 finish "manifests: ${manifests[*]##*/}"
