@@ -174,7 +174,7 @@ rm -rf "$scratch/job-logs/journal-node"
 run_job journal-node "$scratch/host-journal" "$standins"
 check "journal node: exits 0 (got $status: $(cat "$scratch/journal-node.err"))" test "$status" = 0
 check "journal node: journalctl reads the host's journal, kernel lines of the window: $(cat "$scratch/journalctl.args")" \
-  test "$(cat "$scratch/journalctl.args")" = "--directory=$scratch/host-journal/var/log/journal _TRANSPORT=kernel --since=$journal_since -o short-iso --no-pager"
+  test "$(cat "$scratch/journalctl.args")" = "--quiet --directory=$scratch/host-journal/var/log/journal _TRANSPORT=kernel --since=$journal_since -o short-iso --no-pager"
 # kernel_events FILE INPUT: the signature and text of each event FILE's records took from INPUT.
 kernel_events() { jq -c --arg input "$2" 'select(.record == "event" and .path == $input) | [.signature, .text]' "$1"; }
 kernel_events "$scratch/journal-node.jsonl" "$scratch/scratch-journal-node/kernel-journal.log" >"$scratch/journal.events"
@@ -186,6 +186,25 @@ check "journal node: the GPUs' state from nvidia-smi -q" \
   jq -e -s 'any(.record == "state")' "$scratch/journal-node.jsonl" >/dev/null
 check "journal node: its missing job log folder is an unread record" jq -e -s --arg path "$scratch/job-logs/journal-node" \
   'any(.record == "unread" and .path == $path)' "$scratch/journal-node.jsonl" >/dev/null
+
+# A journal the pod may not read: journalctl fails ("No journal files were opened due to
+# insufficient permissions"), and faultline, given the journal's folder, reports its file as not
+# read (unreadable where the test is not root; for root, binary: either way not read, and said so).
+cat >"$standins/journalctl" <<'EOF'
+#!/bin/bash
+echo "No journal files were opened due to insufficient permissions." >&2
+exit 1
+EOF
+printf 'LPKSHHRH\0\0\0\0' >"$scratch/host-journal/var/log/journal/system.journal"
+chmod 0600 "$scratch/host-journal/var/log/journal/system.journal"
+run_job journal-denied "$scratch/host-journal" "$standins"
+check "journal denied: exits 0, the GPU state still read (got $status)" test "$status" = 0
+check "journal denied: the journal's file is reported as not read" jq -e -s \
+  --arg path "$scratch/host-journal/var/log/journal/system.journal" \
+  'any((.record == "unread" and .path == $path) or (.record == "input" and .path == $path and .error != null))' \
+  "$scratch/journal-denied.jsonl" >/dev/null
+check "journal denied: journalctl's complaint kept for the termination message" \
+  grep -q 'insufficient permissions' "$scratch/scratch-journal-denied/scan.err"
 
 # A node with nothing to read: the pod fails (exit 2), so gather.sh counts the node as missing.
 mkdir -p "$scratch/host-empty/var/log"
