@@ -222,12 +222,13 @@ setsid env -i PATH="$tools" NODE_NAME=follow-node HOST_LOG_DIR="$scratch/host-fo
   KERNEL_LOG="$(manifest_env "$daemonset" KERNEL_LOG)" "$bash" "$scratch/follow.sh" \
   >"$scratch/follow.jsonl" 2>"$scratch/follow.err" &
 follower=$!
-sleep 1
+# tail starts at the end of the file, so a line appended before it is running is never read: the
+# line is appended again until its record comes (30 s at most; the first read prints at once).
 xid=$(grep -m1 'NVRM: Xid' "$samples/job64-xid95/node104/kern.log")
-printf '%s\n' "$xid" >>"$scratch/host-follow/var/log/kern.log"
-for _ in $(seq 100); do
+for _ in $(seq 60); do
+  printf '%s\n' "$xid" >>"$scratch/host-follow/var/log/kern.log"
+  sleep 0.5
   grep -q '"record":"event"' "$scratch/follow.jsonl" && break
-  sleep 0.1
 done
 check "the DaemonSet's script prints the appended Xid's record while it follows: $(cat "$scratch/follow.err")" \
   jq -e -s 'any(.record == "event" and .host == "gpu-node-104")' "$scratch/follow.jsonl" >/dev/null
