@@ -26,7 +26,7 @@ struct MemoryRepair {
 MemoryRepair memory_repair(const GpuRef& gpu, const Knowledge& knowledge) {
   if (!gpu.product.empty()) {
     for (const ProductRule& rule : knowledge.products) {
-      if (RE2::PartialMatch(gpu.product, rule.pattern)) {
+      if (RE2::PartialMatch(gpu.product.str(), rule.pattern)) {
         return {rule.memory, "the GPU is a " + gpu.product};
       }
     }

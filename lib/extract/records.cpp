@@ -85,10 +85,13 @@ class RecordKeys {
     return true;
   }
 
-  bool Gpu(GpuRef* gpu) {
+  // `before`, the GPU of the record before, shares its texts with this one where they match.
+  bool Gpu(GpuRef* gpu, const GpuRef* before) {
     std::string pci;
-    if (!Text("gpu", &pci) || !Number("gpu_index", &gpu->index) || !Text("gpu_uuid", &gpu->uuid) ||
-        !Text("gpu_serial", &gpu->serial) || !Text("gpu_product", &gpu->product)) {
+    if (!Text("gpu", &pci) || !Number("gpu_index", &gpu->index) ||
+        !Text("gpu_uuid", &gpu->uuid, before ? &before->uuid : nullptr) ||
+        !Text("gpu_serial", &gpu->serial, before ? &before->serial : nullptr) ||
+        !Text("gpu_product", &gpu->product, before ? &before->product : nullptr)) {
       return false;
     }
     gpu->pci = normalize_pci(pci);
@@ -130,7 +133,8 @@ bool read_event(const json& object, Records* records, std::string* error) {
     year_assumed = it->get<bool>();
   }
   if (!fields.Text("signature", &event.signature) || !fields.Text("host", &event.host) ||
-      !fields.Number("rank", &event.rank) || !fields.Gpu(&event.gpu) ||
+      !fields.Number("rank", &event.rank) ||
+      !fields.Gpu(&event.gpu, records->events.empty() ? nullptr : &records->events.back().gpu) ||
       !fields.Number("xid", &event.xid) ||
       !fields.Evidence(&event.evidence,
                        records->events.empty() ? nullptr : &records->events.back().evidence) ||
@@ -152,7 +156,8 @@ bool read_event(const json& object, Records* records, std::string* error) {
 bool read_state(const json& object, Records* records, std::string* error) {
   RecordKeys fields(object);
   GpuState state;
-  if (!fields.Text("host", &state.host) || !fields.Gpu(&state.gpu) ||
+  if (!fields.Text("host", &state.host) ||
+      !fields.Gpu(&state.gpu, records->states.empty() ? nullptr : &records->states.back().gpu) ||
       !fields.Evidence(&state.source,
                        records->states.empty() ? nullptr : &records->states.back().source) ||
       !fields.Map("fields", &state.fields)) {

@@ -45,9 +45,10 @@ std::optional<double> seconds_between(const Timestamp& a, const Timestamp& b);
 struct GpuRef {
   std::string pci;  // normalised "dddd:bb:dd.f", lowercase
   std::optional<int> index;
-  std::string uuid;
-  std::string serial;
-  std::string product;
+  // Rarely known to an event, and then the same for all of a GPU's: shared, not copied.
+  SharedText uuid;
+  SharedText serial;
+  SharedText product;
 
   bool empty() const { return pci.empty() && !index && uuid.empty() && serial.empty(); }
 };

@@ -16,18 +16,18 @@ enum class Kind { kCount, kFlag, kMode, kText, kIndex, kPci, kTime };
 // Identity fields whose text goes to a GpuRef member rather than to GpuState.fields.
 struct IdentityField {
   std::string_view field;
-  std::string GpuRef::*member;
+  SharedText GpuRef::*member;
 };
-constexpr std::array<IdentityField, 8> kIdentityFields = {{
+constexpr std::array<IdentityField, 6> kIdentityFields = {{
     {"name", &GpuRef::product},
     {"gpu_name", &GpuRef::product},
     {"serial", &GpuRef::serial},
     {"gpu_serial", &GpuRef::serial},
     {"uuid", &GpuRef::uuid},
     {"gpu_uuid", &GpuRef::uuid},
-    {"pci.bus_id", &GpuRef::pci},
-    {"gpu_bus_id", &GpuRef::pci},
 }};
+// The fields that name the GPU's PCI address, which goes to GpuRef::pci.
+constexpr std::array<std::string_view, 2> kPciFields = {"pci.bus_id", "gpu_bus_id"};
 
 constexpr std::array<std::string_view, 14> kFlagFields = {
     "remapped_rows.pending",
@@ -205,6 +205,10 @@ Timestamp ParseCsvTime(std::string_view text) {
 bool SetIdentity(std::string_view field, const std::string& value, GpuState* state) {
   if (const IdentityField* identity = FindIdentity(field)) {
     state->gpu.*(identity->member) = value;
+    return true;
+  }
+  if (Contains(kPciFields, field)) {
+    state->gpu.pci = value;
     return true;
   }
   if (field == "index" || field == "minor_number") {
