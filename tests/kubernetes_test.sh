@@ -15,7 +15,7 @@
 set -uo pipefail
 
 faultline=$(realpath "$1")
-root=$2
+root=$(realpath "$2") # absolute: gather.sh runs from the scratch folder
 contrib=$root/contrib/kubernetes
 samples=$root/samples
 work=$PWD/kubernetes
