@@ -8,13 +8,14 @@
 # /var/log and a job log volume laid out in folders) must give, diagnosed centrally, what one run
 # over the sample gives; the DaemonSet's must print the record of a kernel line appended to the
 # log it follows; gather.sh, with a stand-in kubectl, must keep one pod's records per node and
-# name the nodes that gave none. Without node, npm or jq, or when npm cannot install the
+# name the nodes that gave none, on stderr and as unread records the central report lists under
+# "Not read". Without node, npm or jq, or when npm cannot install the
 # packages, the test fails rather than skips.
 # Usage: kubernetes_test.sh FAULTLINE_BINARY SOURCE_DIR
 set -uo pipefail
 
 faultline=$(realpath "$1")
-root=$2
+root=$(realpath "$2") # absolute: gather.sh runs from the scratch folder
 contrib=$root/contrib/kubernetes
 samples=$root/samples
 work=$PWD/kubernetes
@@ -236,7 +237,8 @@ kill -- -"$follower" 2>/dev/null
 wait "$follower" 2>/dev/null
 follower=""
 
-# --- gather.sh with a stand-in kubectl: one Succeeded pod per node, the missing nodes named. ---
+# --- gather.sh with a stand-in kubectl: one Succeeded pod per node, the missing nodes named
+# on stderr and as unread records. ---
 # Cluster: node101 scanned twice (a replacement pod), node102 once, node103's pod failed with
 # faultline's message, node104 never got a pod, node105's pod succeeded but its log is gone (the
 # node went away); the stand-in serves the API's JSON for them.
@@ -283,7 +285,23 @@ chmod +x "$cluster/bin/kubectl"
 code=$?
 cat "$scratch/gather.err"
 check "gather.sh exits 1 when nodes are missing (got $code)" test "$code" = 1
-check "gather.sh keeps one pod per node" cmp -s "$scratch/gathered.jsonl" <(cat "$scratch/node101.jsonl" "$scratch/node102.jsonl")
+# The pods' records first, then one unread record per missing node.
+scanned_lines=$(cat "$scratch/node101.jsonl" "$scratch/node102.jsonl" | wc -l)
+check "gather.sh keeps one pod per node" cmp -s <(head -n "$scanned_lines" "$scratch/gathered.jsonl") \
+  <(cat "$scratch/node101.jsonl" "$scratch/node102.jsonl")
+tail -n +"$((scanned_lines + 1))" "$scratch/gathered.jsonl" >"$scratch/gathered-unread.jsonl"
+check "gather.sh adds one unread record per missing node: $(jq -c '[.record, .path]' "$scratch/gathered-unread.jsonl" | paste -sd ' ')" \
+  test "$(jq -c -s 'map([.record, .path])' "$scratch/gathered-unread.jsonl")" = \
+  '[["unread","node103"],["unread","node104"],["unread","pod faultline-scan-e on node105"]]'
+# unread_reason PATH: the reason of the unread record for PATH.
+unread_reason() { jq -r --arg path "$1" 'select(.path == $path) | .reason' "$scratch/gathered-unread.jsonl"; }
+check "node103's unread record has the pod's state and faultline's message ($(unread_reason node103))" \
+  test "$(unread_reason node103)" = 'no records: faultline-scan-d Failed exit 2 Error: faultline: no input could be read'
+check "node104's unread record says no pod ran there ($(unread_reason node104))" \
+  test "$(unread_reason node104)" = 'no records: no pod ran there'
+check "node105's unread record says its log could not be read ($(unread_reason 'pod faultline-scan-e on node105'))" \
+  test "$(unread_reason 'pod faultline-scan-e on node105')" = \
+  'no records: faultline-scan-e Succeeded exit 0 Completed: its log could not be read'
 check "gather.sh selects the Job's pods and GPU nodes" \
   grep -qx 'get pods -l job-name=faultline-scan -o json' "$cluster/calls"
 check "gather.sh names node103 and faultline's message" \
@@ -292,8 +310,18 @@ check "gather.sh names node104, where no pod ran" grep -q 'no records from node1
 check "gather.sh names node105, whose log is gone" \
   grep -q 'no records from node105: faultline-scan-e Succeeded exit 0 Completed: its log could not be read' "$scratch/gather.err"
 check "gather.sh does not name the nodes it has" bash -c '! grep -qE "no records from node10[12]" "$1"' _ "$scratch/gather.err"
-check "the gathered records diagnose" "$faultline" diagnose --fail-on never --events "$scratch/gathered.jsonl" \
-  >/dev/null 2>&1
+"$faultline" diagnose --fail-on never --events "$scratch/gathered.jsonl" >"$scratch/gathered.txt" \
+  2>"$scratch/gathered.err"
+code=$?
+check "the gathered records diagnose (got $code: $(head -3 "$scratch/gathered.err"))" test "$code" = 0
+# Each unread record is also a warning; any other (a line that is not a record) is a fault.
+check "the gathered records warn only of the missing nodes: $(head -5 "$scratch/gathered.err" | paste -sd ' ')" \
+  test "$(grep -vcE '^faultline: warning: (node103|node104|pod faultline-scan-e on node105): no records' \
+    "$scratch/gathered.err")" = 0
+check "the report lists the missing nodes under Not read: $(grep 'Not read' "$scratch/gathered.txt" | paste -sd ' ')" \
+  test "$(grep -c -E 'Not read: (node103|node104|pod faultline-scan-e on node105): no records' "$scratch/gathered.txt")" = 3
+check "the report does not list the scanned nodes under Not read" \
+  bash -c '! grep -qE "Not read: .*node10[12]" "$1"' _ "$scratch/gathered.txt"
 # start: the Job as created, with parallelism and completions set to the node count.
 (PATH="$cluster/bin:$PATH" bash "$contrib/gather.sh" start >/dev/null 2>&1)
 check "gather.sh start creates the Job from stdin" grep -qx 'create -f -' "$cluster/calls"

@@ -4,15 +4,18 @@
 #   gather.sh start [NODE_SELECTOR]   create the Job with parallelism = completions = the number
 #                                     of nodes NODE_SELECTOR matches
 #   gather.sh collect [NODE_SELECTOR] wait for the Job to finish, write the records of one
-#                                     Succeeded pod per node to records.jsonl, and name on stderr
-#                                     every matching node that gave none, with its pod's state
+#                                     Succeeded pod per node to records.jsonl, and for every
+#                                     matching node that gave none, name it on stderr with its
+#                                     pod's state and add an unread record for it to records.jsonl
 #
 # NODE_SELECTOR is a kubectl label selector (default nvidia.com/gpu.present=true). Environment:
 # JOB (default faultline-scan), MANIFEST (default faultline-scan-job.yaml beside this script),
 # RECORDS (default records.jsonl), WAIT_SECONDS (default 1200), KUBECTL (default kubectl; add
 # -n NAMESPACE or --context here). Needs kubectl and jq.
 # Exit status: 0 when every node gave its records, 1 when some did not (records.jsonl still
-# holds the others: `faultline diagnose --events records.jsonl`), 2 on a usage or kubectl error.
+# holds the others, and the missing nodes as unread records, which
+# `faultline diagnose --events records.jsonl` lists under "Not read"), 2 on a usage or kubectl
+# error.
 set -euo pipefail
 
 mode=${1:-collect}
@@ -87,13 +90,19 @@ collect)
       (if .metadata.name == $unreadable then ": its log could not be read" else "" end)] |
       if length == 0 then "no pod ran there" else join("; ") end' <<<"$pods")
     echo "gather.sh: no records from $node: $why" >&2
+    # The central report lists the node under "Not read" rather than leaving it out: the input
+    # not read is the pod's log where it is gone, the node otherwise.
+    path=$node
+    [[ -n ${unreadable[$node]:-} ]] && path="pod ${unreadable[$node]} on $node"
+    jq -nc --arg path "$path" --arg reason "no records: $why" \
+      '{record: "unread", path: $path, reason: $reason}' >>"$records"
   done < <(nodes)
   pending=$(jq '[.items[] | select(.status.phase == "Pending")] | length' <<<"$pods")
   if ((pending > 0)); then
     echo "gather.sh: $pending pods never ran: kubectl describe pods -l job-name=$job" >&2
   fi
   if ((missing > 0)); then
-    echo "gather.sh: $missing nodes gave no records; the diagnosis sees only the others" >&2
+    echo "gather.sh: $missing nodes gave no records (unread records in $records); the diagnosis sees only the others" >&2
     exit 1
   fi
   ;;
