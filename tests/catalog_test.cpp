@@ -43,9 +43,10 @@ std::string only_class(const Analysis& analysis) {
   return analysis.diagnoses[0].failure->id;
 }
 
-bool mentions(const std::vector<std::string>& lines, std::string_view text) {
-  return std::any_of(lines.begin(), lines.end(),
-                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+bool mentions(const std::vector<faultline::SharedText>& lines, std::string_view text) {
+  return std::any_of(lines.begin(), lines.end(), [&](const faultline::SharedText& line) {
+    return line.find(text) != std::string::npos;
+  });
 }
 
 }  // namespace

@@ -57,8 +57,8 @@ std::string_view class_kind_name(ClassKind kind);
 std::optional<ClassKind> parse_class_kind(std::string_view name);
 
 struct VerifyStep {
-  std::string command;
-  std::string expect;
+  SharedText command;  // a diagnosis's filled steps are often the same as another's: shared
+  SharedText expect;
 };
 
 struct FailureClass {

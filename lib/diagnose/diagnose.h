@@ -33,10 +33,12 @@ struct Diagnosis {
   uint64_t occurrences = 0;
   std::optional<int> caused_by;  // position of the initiating diagnosis
   std::vector<Evidence> evidence;
-  std::vector<std::string> fix;  // templates filled in for this GPU
+  // The texts below repeat across a fleet's diagnoses (the same fix for the same GPU address
+  // on many hosts, the same note): diagnose() shares equal ones.
+  std::vector<SharedText> fix;  // templates filled in for this GPU
   std::vector<VerifyStep> verify;
-  std::vector<std::string> missing;
-  std::vector<std::string> notes;  // how the verdict was reached, where that is not obvious
+  std::vector<SharedText> missing;
+  std::vector<SharedText> notes;  // how the verdict was reached, where that is not obvious
 };
 
 // Builds the ranked diagnoses. Each GPU gets at most one: the most severe, most specific class

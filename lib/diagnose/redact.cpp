@@ -398,13 +398,13 @@ void visit(Analysis* analysis, const Edit& host, const Edit& text) {
   for (Diagnosis& d : analysis->diagnoses) {
     host(&d.host);
     for (Evidence& e : d.evidence) evidence(e);
-    for (std::string& fix : d.fix) text(&fix);
+    for (SharedText& fix : d.fix) fix.rewrite(text);
     for (VerifyStep& step : d.verify) {
-      text(&step.command);
-      text(&step.expect);
+      step.command.rewrite(text);
+      step.expect.rewrite(text);
     }
-    for (std::string& missing : d.missing) text(&missing);
-    for (std::string& note : d.notes) text(&note);
+    for (SharedText& missing : d.missing) missing.rewrite(text);
+    for (SharedText& note : d.notes) note.rewrite(text);
   }
 }
 

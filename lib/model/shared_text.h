@@ -7,6 +7,7 @@
 
 #include <compare>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -73,6 +74,9 @@ class SharedText {
     return a.str() <=> b;
   }
 
+  friend std::ostream& operator<<(std::ostream& out, const SharedText& text) {
+    return out << text.str();
+  }
   friend std::string operator+(std::string a, const SharedText& b) { return a.append(b.str()); }
   friend std::string operator+(const SharedText& a, std::string_view b) {
     return std::string(a.str()).append(b);

@@ -137,7 +137,7 @@ void render_evidence(const Diagnosis& d, bool open, std::ostream& out) {
   out << "</table></details>\n";
 }
 
-void render_list(std::string_view title, const std::vector<std::string>& items, std::ostream& out) {
+void render_list(std::string_view title, const std::vector<SharedText>& items, std::ostream& out) {
   if (items.empty()) return;
   out << "<h4>" << title << "</h4><ul>\n";
   for (const std::string& item : items) out << "<li>" << prose(item) << "</li>\n";

@@ -33,8 +33,8 @@ void each_path_string(Analysis* analysis, const std::function<void(std::string*)
   for (LossLogger& logger : analysis->loss_loggers) edit(&logger.path);
   for (Diagnosis& diagnosis : analysis->diagnoses) {
     for (Evidence& evidence : diagnosis.evidence) evidence.path.rewrite(edit);
-    for (std::string& note : diagnosis.notes) edit(&note);
-    for (std::string& missing : diagnosis.missing) edit(&missing);
+    for (SharedText& note : diagnosis.notes) note.rewrite(edit);
+    for (SharedText& missing : diagnosis.missing) missing.rewrite(edit);
   }
 }
 
