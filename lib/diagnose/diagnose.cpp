@@ -386,14 +386,15 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
     seen_events.insert(candidate.events.begin(), candidate.events.end());
     for (const std::string& note : candidate.notes) {
       // A note is worth saying only with the values it is about.
-      if (fills_completely(note, subject)) diagnosis.notes.push_back(fill(note, subject));
+      if (fills_completely(note, subject)) diagnosis.notes.emplace_back(fill(note, subject));
     }
     for (const std::string& missing : candidate.missing) {
-      diagnosis.missing.push_back(fill(missing, subject));
+      diagnosis.missing.emplace_back(fill(missing, subject));
     }
     if (&candidate != &top) {
-      diagnosis.notes.push_back("Also fits " + candidate.failure->id + " (" +
-                                candidate.failure->title + "); counted as part of this incident.");
+      diagnosis.notes.emplace_back("Also fits " + candidate.failure->id + " (" +
+                                   candidate.failure->title +
+                                   "); counted as part of this incident.");
     }
   }
   std::set<int> ranks;
@@ -403,7 +404,7 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
   }
   diagnosis.ranks.assign(ranks.begin(), ranks.end());
   diagnosis.occurrences = std::max<uint64_t>(diagnosis.occurrences, 1);
-  for (const std::string& fix : top.failure->fix) diagnosis.fix.push_back(fill(fix, subject));
+  for (const std::string& fix : top.failure->fix) diagnosis.fix.emplace_back(fill(fix, subject));
   for (const Candidate& candidate : candidates) {
     if (&candidate == &top || !candidate.failure->carry_fix || candidate.failure->fix.empty()) {
       continue;
@@ -474,12 +475,12 @@ Diagnosis describe_incident(std::vector<Candidate> incident, const GpuFindings& 
         diagnosis.ranks.end()) {
       diagnosis.ranks.push_back(link.rank);
     }
-    diagnosis.notes.push_back("The job's " + link.how + ".");
+    diagnosis.notes.emplace_back("The job's " + link.how + ".");
   }
   std::sort(diagnosis.ranks.begin(), diagnosis.ranks.end());
   if (findings.states.empty() && !diagnosis.failure->missing_without_state.empty()) {
     const Subject subject{findings.host, findings.gpu, context.memory, {}};
-    diagnosis.missing.push_back(fill(diagnosis.failure->missing_without_state, subject));
+    diagnosis.missing.emplace_back(fill(diagnosis.failure->missing_without_state, subject));
   }
   return diagnosis;
 }
@@ -597,7 +598,7 @@ void add_note(const std::string& note, std::string_view name, const std::set<std
   if (note.empty() || values.empty()) return;
   std::string joined;
   for (const std::string& value : values) joined += (joined.empty() ? "" : " and ") + value;
-  diagnosis->notes.push_back(fill_template(note, [&](std::string_view key) {
+  diagnosis->notes.emplace_back(fill_template(note, [&](std::string_view key) {
     return key == name ? std::optional<std::string>(joined) : std::nullopt;
   }));
 }
@@ -640,7 +641,7 @@ void split_per_rank(const Candidate& candidate, const Correlation& correlation,
     if (!one) continue;
     const RankLink& link = *link_of_gpu[key];
     Diagnosis diagnosis = make_diagnosis({std::move(*one)}, key.first, link.gpu, context.memory);
-    diagnosis.notes.push_back("Tied to its GPU: " + link.how + ".");
+    diagnosis.notes.emplace_back("Tied to its GPU: " + link.how + ".");
     if (std::find(diagnosis.ranks.begin(), diagnosis.ranks.end(), link.rank) ==
         diagnosis.ranks.end()) {
       diagnosis.ranks.push_back(link.rank);
@@ -681,7 +682,7 @@ std::vector<Diagnosis> diagnose_without_gpu(const Correlation& correlation,
       Diagnosis diagnosis =
           make_diagnosis({std::move(candidate)}, host, link ? link->gpu : GpuRef{}, context.memory);
       if (link) {
-        diagnosis.notes.push_back("Tied to its GPU: " + link->how + ".");
+        diagnosis.notes.emplace_back("Tied to its GPU: " + link->how + ".");
         if (std::find(diagnosis.ranks.begin(), diagnosis.ranks.end(), link->rank) ==
             diagnosis.ranks.end()) {
           diagnosis.ranks.push_back(link->rank);
@@ -974,7 +975,7 @@ void link_symptoms(const Correlation& correlation, std::vector<Diagnosis>* diagn
     // Unexplained: say what would rule hardware in or out.
     if (diagnosis.role == Role::kCollateral) continue;
     if (auto missing = missing_evidence(diagnosis, correlation)) {
-      diagnosis.missing.push_back(std::move(*missing));
+      diagnosis.missing.emplace_back(std::move(*missing));
     }
   }
 }
