@@ -113,7 +113,9 @@ echo \$\$ >"$scratch/hung-journalctl.pid"
 exec sleep 3600
 EOF
 chmod +x "$scratch/hung-journalctl"
-time_limit=6
+# 12 s: the stand-in is cut at 8 s, which leaves 4 s to scan the job's output, enough for the
+# sanitizer build on a busy 2-core machine (6 s left 2, and a CI run beside other work missed it).
+time_limit=12
 write_conf "$scratch/hung.conf" "spool=$scratch/spool" "time_limit=$time_limit" \
   "kernel_log=$scratch/hung-journalctl --since @{start} --until @{end}"
 run_epilog hung "$scratch/hung.conf"
