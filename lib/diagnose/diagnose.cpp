@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -817,6 +818,31 @@ bool diagnosis_before(const Diagnosis& a, const Diagnosis& b) {
   return false;
 }
 
+// Sorts `diagnoses` by diagnosis_before, keeping the order of equals. A fleet's are half a
+// million, so the sort orders their indices and then moves each diagnosis once along the cycles
+// of that permutation, instead of std::stable_sort's buffer of half the diagnoses.
+void rank_in_place(std::vector<Diagnosis>* diagnoses) {
+  std::vector<Diagnosis>& all = *diagnoses;
+  std::vector<size_t> order(all.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return diagnosis_before(all[a], all[b]); });
+  // order[i] is the index of the diagnosis that belongs at i.
+  for (size_t start = 0; start < order.size(); ++start) {
+    if (order[start] == start) continue;
+    Diagnosis held = std::move(all[start]);
+    size_t at = start;
+    while (order[at] != start) {
+      size_t from = order[at];
+      all[at] = std::move(all[from]);
+      order[at] = at;
+      at = from;
+    }
+    all[at] = std::move(held);
+    order[at] = at;
+  }
+}
+
 // Whether `cause` can explain `symptom`: a class it is a symptom of, on the same GPU when both
 // name one, else on the same host unless the symptom spans the job (an NCCL timeout on every
 // rank follows one rank's failure wherever it ran); a job-wide class's diagnosis tied to one GPU
@@ -1038,7 +1064,7 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
       diagnoses.push_back(std::move(*diagnosis));
     }
   }
-  std::stable_sort(diagnoses.begin(), diagnoses.end(), diagnosis_before);
+  rank_in_place(&diagnoses);
   for (size_t i = 0; i < diagnoses.size(); ++i) diagnoses[i].position = static_cast<int>(i) + 1;
   link_symptoms(correlation, &diagnoses);
   for (Diagnosis& diagnosis : diagnoses) {

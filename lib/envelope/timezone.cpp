@@ -107,7 +107,7 @@ Timestamp TimeZone::Apply(const Timestamp& time) const {
   if (time.kind != Timestamp::Kind::kAbsolute || time.utc_offset_minutes) return time;
   Timestamp out = time;
   const int offset = OffsetAt(time.seconds);
-  out.utc_offset_minutes = offset;
+  out.utc_offset_minutes = static_cast<int16_t>(offset);  // a real zone's, within a day
   out.seconds -= offset * 60.0;
   return out;
 }

@@ -101,11 +101,19 @@ size_t Fields::erase(std::string_view name) {
 }
 
 Timestamp Timestamp::Absolute(double unix_seconds, std::optional<int> utc_offset_minutes) {
-  return {Kind::kAbsolute, unix_seconds, utc_offset_minutes, false};
+  Timestamp out;
+  out.kind = Kind::kAbsolute;
+  out.seconds = unix_seconds;
+  // Inputs spell offsets with two-digit hours and minutes: they fit 16 bits.
+  if (utc_offset_minutes) out.utc_offset_minutes = static_cast<int16_t>(*utc_offset_minutes);
+  return out;
 }
 
 Timestamp Timestamp::BootRelative(double seconds_since_boot) {
-  return {Kind::kBootRelative, seconds_since_boot, std::nullopt, false};
+  Timestamp out;
+  out.kind = Kind::kBootRelative;
+  out.seconds = seconds_since_boot;
+  return out;
 }
 
 std::string Timestamp::iso() const {

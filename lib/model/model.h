@@ -17,12 +17,13 @@ namespace faultline {
 
 // A point in time as an input states it. Absolute times are Unix seconds; when the input named
 // no zone (dmesg -T, syslog) the offset is unset and the time is the host's local wall clock.
+// Every event and every evidence line holds one, so it is kept to 16 bytes.
 struct Timestamp {
-  enum class Kind { kUnknown, kAbsolute, kBootRelative };
+  enum class Kind : uint8_t { kUnknown, kAbsolute, kBootRelative };
 
-  Kind kind = Kind::kUnknown;
   double seconds = 0;
-  std::optional<int> utc_offset_minutes;
+  std::optional<int16_t> utc_offset_minutes;
+  Kind kind = Kind::kUnknown;
   bool year_assumed = false;  // a syslog date: the input named no year, so one was assumed
 
   static Timestamp Absolute(double unix_seconds, std::optional<int> utc_offset_minutes);
