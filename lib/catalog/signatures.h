@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catalog/screen.h"
+#include "model/shared_text.h"
 
 namespace re2 {
 class RE2;
@@ -30,7 +31,7 @@ struct Signature {
   Signature(const Signature&) = delete;
   Signature& operator=(const Signature&) = delete;
 
-  std::string id;
+  SharedText id;  // shared by the events it yields
   std::string description;
   std::string source;      // where the line's shape was taken from
   std::string table;       // path of the table that defined it

@@ -1006,38 +1006,27 @@ void link_symptoms(const Correlation& correlation, std::vector<Diagnosis>* diagn
   }
 }
 
+// Makes the diagnosis's texts the pool's: a fleet's 100,000 GPUs get 500,000 diagnoses whose
+// filled fixes, steps and notes are mostly the same few thousand texts.
+void share_texts(Diagnosis* diagnosis, TextPool* pool) {
+  pool->Share(&diagnosis->host);
+  for (SharedText& text : diagnosis->fix) pool->Share(&text);
+  for (SharedText& text : diagnosis->missing) pool->Share(&text);
+  for (SharedText& text : diagnosis->notes) pool->Share(&text);
+  for (VerifyStep& step : diagnosis->verify) {
+    pool->Share(&step.command);
+    pool->Share(&step.expect);
+  }
+}
+
 }  // namespace
-
-// Equal texts of the diagnoses as one SharedText: a fleet's 100,000 GPUs get 500,000 diagnoses
-// whose filled fixes, steps and notes are mostly the same few thousand texts.
-class TextPool {
- public:
-  void Share(Diagnosis* diagnosis) {
-    for (SharedText& text : diagnosis->fix) Share(&text);
-    for (SharedText& text : diagnosis->missing) Share(&text);
-    for (SharedText& text : diagnosis->notes) Share(&text);
-    for (VerifyStep& step : diagnosis->verify) {
-      Share(&step.command);
-      Share(&step.expect);
-    }
-  }
-
- private:
-  void Share(SharedText* text) {
-    auto [it, added] = texts_.emplace(text->str(), *text);
-    if (!added) *text = it->second;
-  }
-
-  // Keyed by a view of the text the value holds, so each text is stored once.
-  std::unordered_map<std::string_view, SharedText> texts_;
-};
 
 std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge& knowledge) {
   std::vector<Diagnosis> diagnoses;
   TextPool pool;
   for (const GpuFindings& findings : correlation.gpus) {
     for (Diagnosis& diagnosis : diagnose_gpu(findings, knowledge)) {
-      pool.Share(&diagnosis);
+      share_texts(&diagnosis, &pool);
       diagnoses.push_back(std::move(diagnosis));
     }
   }

@@ -25,7 +25,7 @@ struct Diagnosis {
   Severity severity = Severity::kInfo;
   double confidence = 0;
   Role role = Role::kStandalone;
-  std::string host;
+  SharedText host;
   GpuRef gpu;
   std::vector<int> ranks;
   Timestamp first_seen;

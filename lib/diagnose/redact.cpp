@@ -377,7 +377,7 @@ void visit(Analysis* analysis, const Edit& host, const Edit& text) {
   for (std::string& warning : analysis->warnings) text(&warning);
   text(&analysis->filter_note);
   for (Event& event : analysis->events) {
-    host(&event.host);
+    event.host.rewrite(host);
     evidence(event.evidence);
     event.fields.rewrite_values(text);
   }
@@ -396,7 +396,7 @@ void visit(Analysis* analysis, const Edit& host, const Edit& text) {
     text(&logger.path);
   }
   for (Diagnosis& d : analysis->diagnoses) {
-    host(&d.host);
+    d.host.rewrite(host);
     for (Evidence& e : d.evidence) evidence(e);
     for (SharedText& fix : d.fix) fix.rewrite(text);
     for (VerifyStep& step : d.verify) {

@@ -44,6 +44,7 @@ struct Records {
   std::vector<Event> events;
   std::vector<GpuState> states;
   std::vector<LossLogger> loss_loggers;  // "series" records
+  TextPool names;  // the signatures and hosts that records repeat, each stored once
 };
 
 // The largest count of lines or bytes a record may hold (an event's "count", an input's "lines",

@@ -36,6 +36,15 @@ class RecordKeys {
     return true;
   }
 
+  // A text that many records repeat (a signature, a host): the pool's copy of it.
+  bool Name(const char* key, SharedText* out, TextPool* pool) {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return true;
+    if (!it->is_string()) return Wrong(key, "a string");
+    *out = pool->Get(it->get_ref<const std::string&>());
+    return true;
+  }
+
   template <typename T>
   bool Number(const char* key, std::optional<T>* out) {
     auto it = object_.find(key);
@@ -132,8 +141,8 @@ bool read_event(const json& object, Records* records, std::string* error) {
   if (auto it = object.find("year_assumed"); it != object.end() && it->is_boolean()) {
     year_assumed = it->get<bool>();
   }
-  if (!fields.Text("signature", &event.signature) || !fields.Text("host", &event.host) ||
-      !fields.Number("rank", &event.rank) ||
+  if (!fields.Name("signature", &event.signature, &records->names) ||
+      !fields.Name("host", &event.host, &records->names) || !fields.Number("rank", &event.rank) ||
       !fields.Gpu(&event.gpu, records->events.empty() ? nullptr : &records->events.back().gpu) ||
       !fields.Number("xid", &event.xid) ||
       !fields.Evidence(&event.evidence,

@@ -121,7 +121,7 @@ class EventBuilder {
     // "" until the end, when the input's own host is known, unless a shell prompt before the
     // line named the host it was printed on, and the line names none of its own further in
     // (NCCL's "host:pid:tid [dev]", which a match may take in).
-    event.host = envelope.host;
+    event.host = Host(envelope.host);
     if (event.host.empty() && !journal) {
       event.host = PromptHostAt(line.number);
       if (!event.host.empty()) {
@@ -427,7 +427,14 @@ class EventBuilder {
     return tag && !tag->is_local ? std::optional<int>(tag->rank) : std::nullopt;
   }
 
-  const std::string& path_;
+  // The input's path and the latest host, shared by the events that name them.
+  SharedText Host(const std::string& name) {
+    if (last_host_ != name) last_host_ = name;
+    return last_host_;
+  }
+
+  SharedText path_;
+  SharedText last_host_;
   const ScanOptions& options_;
   std::unordered_map<std::string, Flood> floods_;
   int year_;

@@ -73,7 +73,7 @@ struct Evidence {
   uint64_t line = 0;
   Timestamp time;
   SharedText text;              // shared by the diagnoses that cite it
-  std::string signature;        // the signature or state field that made it evidence
+  SharedText signature;         // the signature or state field that made it evidence
   Lane lane = Lane::kHardware;  // the lane of `signature` (set by diagnose())
 };
 
@@ -152,9 +152,12 @@ class Fields {
 };
 
 // A fact one signature matched in one line, with its captured fields.
+//
+// A fleet's diagnosis holds a million: its texts that repeat from event to event (signature,
+// host, path, GPU identity) are shared, not copied.
 struct Event {
-  std::string signature;
-  std::string host;
+  SharedText signature;
+  SharedText host;
   std::optional<int> rank;  // the job's global rank whose log printed it
   GpuRef gpu;
   std::optional<int> xid;

@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace faultline {
 
@@ -90,6 +91,29 @@ class SharedText {
   }
 
   std::shared_ptr<std::string> text_;  // null when empty; changed only by assign(), unshared
+};
+
+// Equal texts as one SharedText: where many values repeat a few texts (a fleet's signatures and
+// hosts, its diagnoses' filled fixes), each distinct text is stored once.
+class TextPool {
+ public:
+  // The pool's copy of `text`, added where it is new.
+  SharedText Get(std::string_view text) {
+    auto it = texts_.find(text);
+    if (it != texts_.end()) return it->second;
+    SharedText shared(text);
+    texts_.emplace(shared.str(), shared);
+    return shared;
+  }
+  // Makes *text the pool's copy of its text, adding it where it is new.
+  void Share(SharedText* text) {
+    auto [it, added] = texts_.emplace(text->str(), *text);
+    if (!added) *text = it->second;
+  }
+
+ private:
+  // Keyed by a view of the text the value holds, so each text is stored once.
+  std::unordered_map<std::string_view, SharedText> texts_;
 };
 
 }  // namespace faultline
