@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -118,9 +119,9 @@ struct Correlation {
   std::vector<const Event*> without_gpu;        // faults that name no GPU (a job's CUDA error)
   std::map<const Event*, RankLink> rank_links;  // those of them whose rank's GPU is known
   // Set by the caller, who knows the inputs and the user's wishes:
-  std::vector<std::string> hosts_with_kernel_log;  // hosts whose kernel log was read
-  double clock_skew_seconds = 0;                   // how far two hosts' clocks may disagree
-  std::vector<LossLogger> loss_loggers;            // the series that log the training loss
+  std::set<std::string, std::less<>> hosts_with_kernel_log;  // hosts whose kernel log was read
+  double clock_skew_seconds = 0;         // how far two hosts' clocks may disagree
+  std::vector<LossLogger> loss_loggers;  // the series that log the training loss
 };
 
 // Groups events and states by (host, PCI address). A dump or line that names no host joins the

@@ -879,8 +879,7 @@ std::optional<std::string> missing_evidence(const Diagnosis& diagnosis,
                                             const Correlation& correlation) {
   const FailureClass& failure = *diagnosis.failure;
   const auto& logged = correlation.hosts_with_kernel_log;
-  const bool host_logged = !diagnosis.host.empty() &&
-                           std::find(logged.begin(), logged.end(), diagnosis.host) != logged.end();
+  const bool host_logged = !diagnosis.host.empty() && logged.contains(diagnosis.host.str());
   if (!failure.missing_without_kernel_log.empty() && !diagnosis.host.empty() && !host_logged) {
     std::string ranks;
     for (int rank : diagnosis.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
