@@ -331,12 +331,14 @@ struct ParsedRecords {
 // How much of a records file one thread parses at a time: a few thousand records.
 constexpr size_t kRecordBatchBytes = 4 << 20;
 
-// Reads up to `count` batches of `reader`'s lines; fewer at its end.
-std::vector<RecordLines> next_record_lines(LineReader* reader, size_t count) {
-  std::vector<RecordLines> batches;
+// Fills `batches` with `reader`'s next lines; fewer batches at its end, none after it. The
+// batches' buffers are reused from one call to the next.
+void next_record_lines(LineReader* reader, std::vector<RecordLines>* batches, size_t* filled) {
   Line line;
-  while (batches.size() < count) {
-    RecordLines batch;
+  *filled = 0;
+  for (RecordLines& batch : *batches) {
+    batch.text.clear();
+    batch.lines.clear();
     batch.text.reserve(kRecordBatchBytes + kMaxLineBytes);
     while (batch.text.size() < kRecordBatchBytes && reader->Next(&line)) {
       if (line.text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
@@ -344,9 +346,8 @@ std::vector<RecordLines> next_record_lines(LineReader* reader, size_t count) {
       batch.lines.emplace_back(batch.text.size(), line.number);
     }
     if (batch.lines.empty()) break;
-    batches.push_back(std::move(batch));
+    ++*filled;
   }
-  return batches;
 }
 
 ParsedRecords parse_record_lines(const RecordLines& batch, const std::string& path) {
@@ -378,11 +379,13 @@ void append(std::vector<T>* to, std::vector<T>* from) {
 bool read_records(LineReader* reader, size_t threads, Records* records,
                   std::vector<std::string>* warnings) {
   bool read_any = false;
+  std::vector<RecordLines> batches(std::max<size_t>(threads, 1) * 2);
   for (;;) {
-    std::vector<RecordLines> batches = next_record_lines(reader, std::max<size_t>(threads, 1) * 2);
-    if (batches.empty()) break;
+    size_t filled = 0;
+    next_record_lines(reader, &batches, &filled);
+    if (filled == 0) break;
     for_each_in_order<ParsedRecords>(
-        batches.size(), threads,
+        filled, threads,
         [&](size_t i) { return parse_record_lines(batches[i], reader->path()); },
         [&](size_t, ParsedRecords parsed) {
           read_any |= parsed.read_any;
