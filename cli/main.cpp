@@ -457,11 +457,11 @@ void render(const Options& options, const Analysis& analysis) {
         options.color == "always" || (options.color == "auto" && isatty(STDOUT_FILENO) &&
                                       (no_color == nullptr || *no_color == '\0') &&
                                       (term == nullptr || std::string_view(term) != "dumb"));
-    faultline::render_text(analysis,
-                           {color, options.verbose, terminal_width(STDOUT_FILENO),
-                            options.hyperlink && !options.redact ? file_links() : std::nullopt,
-                            thread_count(options)},
-                           std::cout);
+    faultline::render_text(
+        analysis,
+        {color, options.verbose, terminal_width(STDOUT_FILENO),
+         options.hyperlink && !options.redact ? file_links() : std::nullopt, thread_count(options)},
+        std::cout);
   }
 }
 

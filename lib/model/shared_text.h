@@ -5,12 +5,14 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <compare>
-#include <memory>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 namespace faultline {
 
@@ -18,21 +20,37 @@ class SharedText {
  public:
   SharedText() = default;
   SharedText(std::string text)  // NOLINT(google-explicit-constructor): a text is a SharedText
-      : text_(text.empty() ? nullptr : std::make_shared<std::string>(std::move(text))) {}
+      : block_(text.empty() ? nullptr : new Block{{1}, std::move(text)}) {}
   SharedText(std::string_view text)  // NOLINT(google-explicit-constructor)
       : SharedText(std::string(text)) {}
   SharedText(const char* text)  // NOLINT(google-explicit-constructor)
       : SharedText(std::string(text)) {}
+  SharedText(const SharedText& other) noexcept : block_(other.block_) {
+    if (block_) block_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  SharedText(SharedText&& other) noexcept : block_(std::exchange(other.block_, nullptr)) {}
+  SharedText& operator=(const SharedText& other) noexcept {
+    SharedText copy(other);
+    std::swap(block_, copy.block_);
+    return *this;
+  }
+  SharedText& operator=(SharedText&& other) noexcept {
+    std::swap(block_, other.block_);
+    return *this;
+  }
+  ~SharedText() {
+    if (block_ && block_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete block_;
+  }
 
-  const std::string& str() const { return text_ ? *text_ : empty_text(); }
+  const std::string& str() const { return block_ ? block_->text : empty_text(); }
   operator const std::string&() const { return str(); }  // NOLINT(google-explicit-constructor)
   operator std::string_view() const { return str(); }    // NOLINT(google-explicit-constructor)
 
   // Replaces the text; the buffer is reused where no copy shares it (a flood's latest line is
   // rewritten for every line of the flood).
   void assign(std::string_view text) {
-    if (text_ && text_.use_count() == 1) {
-      text_->assign(text);
+    if (block_ && block_->refs.load(std::memory_order_acquire) == 1) {
+      block_->text.assign(text);
     } else {
       *this = SharedText(text);
     }
@@ -46,7 +64,7 @@ class SharedText {
     if (edited != str()) *this = SharedText(std::move(edited));
   }
 
-  bool empty() const { return !text_ || text_->empty(); }
+  bool empty() const { return !block_ || block_->text.empty(); }
   size_t size() const { return str().size(); }
   const char* c_str() const { return str().c_str(); }
   const char* data() const { return str().data(); }
@@ -60,7 +78,7 @@ class SharedText {
   }
 
   friend bool operator==(const SharedText& a, const SharedText& b) {
-    return a.text_ == b.text_ || a.str() == b.str();
+    return a.block_ == b.block_ || a.str() == b.str();
   }
   friend bool operator==(const SharedText& a, std::string_view b) { return a.str() == b; }
   friend bool operator==(const SharedText& a, const std::string& b) { return a.str() == b; }
@@ -90,7 +108,15 @@ class SharedText {
     return empty;
   }
 
-  std::shared_ptr<std::string> text_;  // null when empty; changed only by assign(), unshared
+  // The count beside the text: one pointer in each SharedText, half a shared_ptr, and a million
+  // events hold eight. Counted atomically, as shared_ptr is: the threads that render a report
+  // copy the texts they show.
+  struct Block {
+    std::atomic<uint32_t> refs;
+    std::string text;
+  };
+
+  Block* block_ = nullptr;  // null when empty; changed only by assign(), unshared
 };
 
 // Equal texts as one SharedText: where many values repeat a few texts (a fleet's signatures and

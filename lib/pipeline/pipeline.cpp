@@ -385,8 +385,7 @@ bool read_records(LineReader* reader, size_t threads, Records* records,
     next_record_lines(reader, &batches, &filled);
     if (filled == 0) break;
     for_each_in_order<ParsedRecords>(
-        filled, threads,
-        [&](size_t i) { return parse_record_lines(batches[i], reader->path()); },
+        filled, threads, [&](size_t i) { return parse_record_lines(batches[i], reader->path()); },
         [&](size_t, ParsedRecords parsed) {
           read_any |= parsed.read_any;
           append(&records->inputs, &parsed.records.inputs);
