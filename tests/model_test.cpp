@@ -65,3 +65,16 @@ TEST_CASE("Fields: a map from name to text, iterated in name order") {
   CHECK(fields.erase("pci") == 0);
   CHECK(fields == faultline::Fields{{"xid", "48"}, {"boot", "2"}});
 }
+
+TEST_CASE("Fields::FromSorted: the same fields as set() one by one, in any order given") {
+  const std::string long_value(300, 'v');  // a length of two bytes
+  const faultline::Fields sorted =
+      faultline::Fields::FromSorted({{"boot", "2"}, {"message", long_value}, {"xid", "79"}});
+  CHECK(sorted == faultline::Fields{{"xid", "79"}, {"message", long_value}, {"boot", "2"}});
+  CHECK(sorted.at("message") == long_value);
+  // Out of order, or a name twice: set one by one, the later value kept.
+  const faultline::Fields unsorted =
+      faultline::Fields::FromSorted({{"xid", "79"}, {"boot", "2"}, {"xid", "48"}});
+  CHECK(unsorted == faultline::Fields{{"boot", "2"}, {"xid", "48"}});
+  CHECK(faultline::Fields::FromSorted({}).empty());
+}

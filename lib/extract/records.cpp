@@ -82,15 +82,17 @@ class RecordKeys {
     auto it = object_.find(key);
     if (it == object_.end() || it->is_null()) return true;
     if (!it->is_object()) return Wrong(key, "an object");
+    std::vector<Fields::value_type> entries;  // in name order, as JSON objects are kept here
     for (const auto& [name, value] : it->items()) {
       if (!value.is_string()) return Wrong(key, "an object of strings");
       const auto& text = value.template get_ref<const std::string&>();
       if constexpr (std::is_same_v<StringMap, Fields>) {
-        out->set(name, text);
+        entries.emplace_back(name, text);
       } else {
         (*out)[name] = text;
       }
     }
+    if constexpr (std::is_same_v<StringMap, Fields>) *out = Fields::FromSorted(entries);
     return true;
   }
 

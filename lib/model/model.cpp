@@ -23,6 +23,12 @@ void append_length(std::string* blob, size_t length) {
   blob->push_back(static_cast<char>(length));
 }
 
+size_t length_bytes(size_t length) {
+  size_t bytes = 1;
+  for (; length >= 0x80; length >>= 7) ++bytes;
+  return bytes;
+}
+
 size_t read_length(std::string_view blob, size_t* at) {
   size_t length = 0;
   for (int shift = 0; *at < blob.size(); shift += 7) {
@@ -56,6 +62,27 @@ Fields::const_iterator& Fields::const_iterator::operator++() {
 
 Fields::Fields(std::initializer_list<value_type> entries) {
   for (const auto& [name, value] : entries) set(name, value);
+}
+
+Fields Fields::FromSorted(const std::vector<value_type>& entries) {
+  Fields fields;
+  size_t size = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i > 0 && !(entries[i - 1].first < entries[i].first)) {
+      for (const auto& [name, value] : entries) fields.set(name, value);
+      return fields;
+    }
+    size += length_bytes(entries[i].first.size()) + entries[i].first.size() +
+            length_bytes(entries[i].second.size()) + entries[i].second.size();
+  }
+  fields.blob_.reserve(size);
+  for (const auto& [name, value] : entries) {
+    append_length(&fields.blob_, name.size());
+    fields.blob_ += name;
+    append_length(&fields.blob_, value.size());
+    fields.blob_ += value;
+  }
+  return fields;
 }
 
 size_t Fields::size() const {

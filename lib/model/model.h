@@ -118,6 +118,10 @@ class Fields {
 
   Fields() = default;
   Fields(std::initializer_list<value_type> entries);
+  // The fields of `entries`, which are in name order with each name once (a std::map's, a
+  // record's): one allocation, where set() makes one per entry. Entries in any other order are
+  // set one by one.
+  static Fields FromSorted(const std::vector<value_type>& entries);
 
   const_iterator begin() const { return {blob_, 0}; }
   const_iterator end() const { return {blob_, blob_.size()}; }
