@@ -314,11 +314,6 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-// --jobs, else one thread per core.
-size_t thread_count(const Options& options) {
-  return options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
-}
-
 // The catalog and the reading options; an exit code when one of them cannot be had.
 std::optional<int> prepare_analysis(Options& options, Catalog* catalog,
                                     faultline::AnalyzeOptions* analyze_options) {
@@ -333,7 +328,8 @@ std::optional<int> prepare_analysis(Options& options, Catalog* catalog,
   }
   analyze.host = options.hostname;
   analyze.follow = options.follow;
-  analyze.threads = thread_count(options);
+  analyze.threads =
+      options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
   if (!options.tz.empty()) {
     analyze.tz = faultline::TimeZone::Parse(options.tz);
     if (!analyze.tz) {
@@ -457,11 +453,10 @@ void render(const Options& options, const Analysis& analysis) {
         options.color == "always" || (options.color == "auto" && isatty(STDOUT_FILENO) &&
                                       (no_color == nullptr || *no_color == '\0') &&
                                       (term == nullptr || std::string_view(term) != "dumb"));
-    faultline::render_text(
-        analysis,
-        {color, options.verbose, terminal_width(STDOUT_FILENO),
-         options.hyperlink && !options.redact ? file_links() : std::nullopt, thread_count(options)},
-        std::cout);
+    faultline::render_text(analysis,
+                           {color, options.verbose, terminal_width(STDOUT_FILENO),
+                            options.hyperlink && !options.redact ? file_links() : std::nullopt},
+                           std::cout);
   }
 }
 

@@ -313,94 +313,6 @@ Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
   return analysis;
 }
 
-namespace {
-
-// Lines of a records file, read on the calling thread and parsed on another.
-struct RecordLines {
-  std::string text;                                // the lines, one after the other
-  std::vector<std::pair<size_t, uint64_t>> lines;  // where each ends in `text`, its number
-};
-
-// What one RecordLines holds.
-struct ParsedRecords {
-  Records records;
-  std::vector<std::string> warnings;
-  bool read_any = false;
-};
-
-// How much of a records file one thread parses at a time: a few thousand records.
-constexpr size_t kRecordBatchBytes = 4 << 20;
-
-// Fills `batches` with `reader`'s next lines; fewer batches at its end, none after it. The
-// batches' buffers are reused from one call to the next.
-void next_record_lines(LineReader* reader, std::vector<RecordLines>* batches, size_t* filled) {
-  Line line;
-  *filled = 0;
-  for (RecordLines& batch : *batches) {
-    batch.text.clear();
-    batch.lines.clear();
-    batch.text.reserve(kRecordBatchBytes + kMaxLineBytes);
-    while (batch.text.size() < kRecordBatchBytes && reader->Next(&line)) {
-      if (line.text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      batch.text.append(line.text);
-      batch.lines.emplace_back(batch.text.size(), line.number);
-    }
-    if (batch.lines.empty()) break;
-    ++*filled;
-  }
-}
-
-ParsedRecords parse_record_lines(const RecordLines& batch, const std::string& path) {
-  ParsedRecords parsed;
-  std::string error;
-  size_t begin = 0;
-  for (const auto& [end, number] : batch.lines) {
-    const std::string_view line(batch.text.data() + begin, end - begin);
-    begin = end;
-    if (read_record(line, &parsed.records, &error)) {
-      parsed.read_any = true;
-    } else {
-      parsed.warnings.push_back(path + ":" + std::to_string(number) +
-                                ": not a faultline record: " + error);
-    }
-  }
-  return parsed;
-}
-
-template <typename T>
-void append(std::vector<T>* to, std::vector<T>* from) {
-  to->insert(to->end(), std::make_move_iterator(from->begin()),
-             std::make_move_iterator(from->end()));
-}
-
-// Adds the records of `reader` to `records`, parsed on up to `threads` threads (JSON parsing is
-// most of what reading a fleet's records costs) and taken in the file's order. Returns whether
-// any line was a record.
-bool read_records(LineReader* reader, size_t threads, Records* records,
-                  std::vector<std::string>* warnings) {
-  bool read_any = false;
-  std::vector<RecordLines> batches(std::max<size_t>(threads, 1) * 2);
-  for (;;) {
-    size_t filled = 0;
-    next_record_lines(reader, &batches, &filled);
-    if (filled == 0) break;
-    for_each_in_order<ParsedRecords>(
-        filled, threads, [&](size_t i) { return parse_record_lines(batches[i], reader->path()); },
-        [&](size_t, ParsedRecords parsed) {
-          read_any |= parsed.read_any;
-          append(&records->inputs, &parsed.records.inputs);
-          append(&records->unread, &parsed.records.unread);
-          append(&records->events, &parsed.records.events);
-          append(&records->states, &parsed.records.states);
-          append(&records->loss_loggers, &parsed.records.loss_loggers);
-          append(warnings, &parsed.warnings);
-        });
-  }
-  return read_any;
-}
-
-}  // namespace
-
 size_t scan_records(const std::vector<std::string>& args, const Catalog& catalog,
                     const AnalyzeOptions& options, const RecordSink& records) {
   size_t readable = 0;
@@ -458,13 +370,22 @@ Analysis analyze_records(const std::vector<std::string>& paths, const Catalog& c
     Member member;
     while (input->Next(&member, &analysis.warnings)) {
       LineReader& reader = *member.reader;
-      if (read_records(&reader, options.threads, &records, &analysis.warnings)) {
-        ++analysis.readable_inputs;
+      Line line;
+      bool read_any = false;
+      while (reader.Next(&line)) {
+        if (line.text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        if (read_record(line.text, &records, &error)) {
+          read_any = true;
+        } else {
+          analysis.warnings.push_back(reader.path() + ":" + std::to_string(line.number) +
+                                      ": not a faultline record: " + error);
+        }
       }
       if (!reader.error().empty()) analysis.warnings.push_back(reader.error());
       if (std::string notice = reader.notice(); !notice.empty()) {
         analysis.warnings.push_back(std::move(notice));
       }
+      if (read_any) ++analysis.readable_inputs;
       member.reader.reset();
     }
   }

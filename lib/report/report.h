@@ -27,7 +27,6 @@ struct TextOptions {
   // Evidence paths as hyperlinks to their files (an archive member's: to the archive); unset
   // for plain text. Set only for a terminal that shows them.
   std::optional<FileLinks> links;
-  size_t threads = 1;  // diagnoses rendered at the same time; the text is the same for any number
 };
 
 // The ranked report for people: per diagnosis the verdict, subject, fix and verify, then why

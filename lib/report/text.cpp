@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <sstream>
 
-#include "pipeline/ordered_parallel.h"
 #include "report/common.h"
 #include "report/report.h"
 
@@ -402,26 +400,11 @@ void render_text(const Analysis& analysis, const TextOptions& options, std::ostr
   for (const CoverageLine& line : coverage_lines(coverage_of(analysis))) {
     writer.Prose(0, std::string(line.label) + ": ", line.text);
   }
-  if (analysis.diagnoses.empty()) return;
-  out << "\n";
-  render_diagnosis(analysis.diagnoses[0], options, writer);
-  render_timeline(analysis, options, writer);
-  // The rest in runs rendered on options.threads threads, written in order: a fleet's report is
-  // half a million diagnoses.
-  constexpr size_t kRun = 256;
-  const size_t runs = (count - 1 + kRun - 1) / kRun;
-  for_each_in_order<std::string>(
-      runs, options.threads,
-      [&](size_t run) {
-        std::ostringstream text;
-        const Writer run_writer(style, options.width, text);
-        for (size_t i = 1 + run * kRun; i < std::min(count, 1 + (run + 1) * kRun); ++i) {
-          text << "\n";
-          render_diagnosis(analysis.diagnoses[i], options, run_writer);
-        }
-        return std::move(text).str();
-      },
-      [&](size_t, const std::string& text) { out << text; });
+  for (size_t i = 0; i < analysis.diagnoses.size(); ++i) {
+    out << "\n";
+    render_diagnosis(analysis.diagnoses[i], options, writer);
+    if (i == 0) render_timeline(analysis, options, writer);
+  }
 }
 
 void render_verdict_line(const Analysis& analysis, std::ostream& out) {
