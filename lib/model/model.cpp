@@ -23,6 +23,14 @@ void append_length(std::string* blob, size_t length) {
   blob->push_back(static_cast<char>(length));
 }
 
+// One entry of the blob: "length name length value".
+void append_entry(std::string* blob, std::string_view name, std::string_view value) {
+  append_length(blob, name.size());
+  blob->append(name);
+  append_length(blob, value.size());
+  blob->append(value);
+}
+
 size_t length_bytes(size_t length) {
   size_t bytes = 1;
   for (; length >= 0x80; length >>= 7) ++bytes;
@@ -76,12 +84,7 @@ Fields Fields::FromSorted(const std::vector<value_type>& entries) {
             length_bytes(entries[i].second.size()) + entries[i].second.size();
   }
   fields.blob_.reserve(size);
-  for (const auto& [name, value] : entries) {
-    append_length(&fields.blob_, name.size());
-    fields.blob_ += name;
-    append_length(&fields.blob_, value.size());
-    fields.blob_ += value;
-  }
+  for (const auto& [name, value] : entries) append_entry(&fields.blob_, name, value);
   return fields;
 }
 
@@ -107,10 +110,7 @@ void Fields::set(std::string_view name, std::string_view value) {
   auto it = begin();
   while (it != end() && it->first < name) ++it;
   std::string entry;
-  append_length(&entry, name.size());
-  entry += name;
-  append_length(&entry, value.size());
-  entry += value;
+  append_entry(&entry, name, value);
   const size_t replaced = it != end() && it->first == name ? it.next_ - it.at_ : 0;
   // A new string of the exact size: growing in place would double the capacity, and a million
   // events' fields would then be half slack.
