@@ -78,3 +78,28 @@ TEST_CASE("Fields::FromSorted: the same fields as set() one by one, in any order
   CHECK(unsorted == faultline::Fields{{"boot", "2"}, {"xid", "48"}});
   CHECK(faultline::Fields::FromSorted({}).empty());
 }
+
+TEST_CASE("Fields::FromSorted with a source: values found in the line read the same") {
+  const faultline::SharedText line(
+      "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the bus.");
+  faultline::Fields fields = faultline::Fields::FromSorted(
+      {{"message", "GPU has fallen off the bus."}, {"pci", "0000:3b:00"}, {"user", "alice"}}, line);
+  const faultline::Fields copied{
+      {"message", "GPU has fallen off the bus."}, {"pci", "0000:3b:00"}, {"user", "alice"}};
+  CHECK(fields == copied);
+  // A value kept as a place is a view of the line itself; one the line lacks is copied.
+  CHECK(fields.at("pci").data() == line.data() + line.find("0000:3b:00"));
+  CHECK(fields.at("user") == "alice");
+  // Setting and erasing other fields leaves those places as they were.
+  fields.set("boot", "2");
+  CHECK(fields.erase("user") == 1);
+  CHECK(fields == faultline::Fields{{"boot", "2"},
+                                    {"message", "GPU has fallen off the bus."},
+                                    {"pci", "0000:3b:00"}});
+  // A rewrite copies every value: redaction keeps nothing of the original line.
+  fields.rewrite_values([](std::string* text) { *text = "~" + *text; });
+  CHECK(fields.at("pci") == "~0000:3b:00");
+  for (const auto& [name, value] : fields) {
+    CHECK_FALSE((value.data() >= line.data() && value.data() < line.data() + line.size()));
+  }
+}

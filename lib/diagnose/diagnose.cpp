@@ -9,8 +9,8 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <span>
 #include <tuple>
-#include <unordered_map>
 
 #include "model/captures.h"
 #include "model/text.h"
@@ -909,57 +909,82 @@ std::optional<std::string> missing_evidence(const Diagnosis& diagnosis,
 
 // The diagnoses that may explain a symptom, looked up rather than searched for: a fabric or
 // power event can give one diagnosis per GPU of a fleet, and comparing each with every other
-// would make linking quadratic. Every list is in rank order and holds the diagnoses of one class
-// that share what `explains` requires of a cause (its GPU, its host, or neither).
+// would make linking quadratic. Each list holds diagnoses sorted by a key (their class, then
+// their host and GPU where `explains` requires a cause to share them) and then by rank, so the
+// diagnoses of one key are a run in rank order, found by binary search.
 class CauseIndex {
  public:
-  explicit CauseIndex(const std::vector<Diagnosis>& diagnoses) {
-    for (size_t i = 0; i < diagnoses.size(); ++i) {
-      const Diagnosis& d = diagnoses[i];
-      const std::string& id = d.failure->id;
-      lists_[Key('c', id)].push_back(i);
-      lists_[Key('h', id, d.host)].push_back(i);
-      if (d.gpu.pci.empty()) {
-        lists_[Key('N', id)].push_back(i);
-        lists_[Key('n', id, d.host)].push_back(i);
-      } else {
-        lists_[Key('g', id, d.host, d.gpu.pci)].push_back(i);
+  using Run = std::span<const uint32_t>;
+
+  explicit CauseIndex(const std::vector<Diagnosis>& diagnoses) : diagnoses_(diagnoses) {
+    for (uint32_t i = 0; i < diagnoses.size(); ++i) {
+      const bool has_gpu = !diagnoses[i].gpu.pci.empty();
+      for (List* list : {&by_class_, &by_host_}) list->indices.push_back(i);
+      for (List* list : {&without_gpu_by_class_, &without_gpu_by_host_}) {
+        if (!has_gpu) list->indices.push_back(i);
       }
+      if (has_gpu) by_gpu_.indices.push_back(i);
+    }
+    for (List* list :
+         {&by_class_, &by_host_, &without_gpu_by_class_, &without_gpu_by_host_, &by_gpu_}) {
+      std::sort(list->indices.begin(), list->indices.end(), [&](uint32_t a, uint32_t b) {
+        return std::pair(KeyOf(a, list->part), a) < std::pair(KeyOf(b, list->part), b);
+      });
     }
   }
 
-  // The lists that hold every diagnosis of class `id` that can explain `symptom` (and others).
-  std::vector<const std::vector<size_t>*> Lists(const std::string& id,
-                                                const Diagnosis& symptom) const {
-    std::vector<std::string> keys;
-    const std::string& host = symptom.host;
+  // The runs that hold every diagnosis of class `id` that can explain `symptom` (and others).
+  std::vector<Run> Runs(std::string_view id, const Diagnosis& symptom) const {
+    const std::string_view host = symptom.host;
     if (!symptom.gpu.pci.empty()) {
-      keys.push_back(Key('g', id, host, symptom.gpu.pci));
-      if (!symptom.failure->job_wide && host.empty()) keys.push_back(Key('N', id));
-      if (!symptom.failure->job_wide && !host.empty()) {
-        keys.push_back(Key('n', id, host));
-        keys.push_back(Key('n', id, ""));
+      std::vector<Run> runs{Find(by_gpu_, {id, host, symptom.gpu.pci})};
+      if (!symptom.failure->job_wide && host.empty()) {
+        runs.push_back(Find(without_gpu_by_class_, {id, {}, {}}));
       }
-    } else if (symptom.failure->job_wide || host.empty()) {
-      keys.push_back(Key('c', id));
-    } else {
-      keys.push_back(Key('h', id, host));
-      keys.push_back(Key('h', id, ""));
+      if (!symptom.failure->job_wide && !host.empty()) {
+        runs.push_back(Find(without_gpu_by_host_, {id, host, {}}));
+        runs.push_back(Find(without_gpu_by_host_, {id, {}, {}}));
+      }
+      return runs;
     }
-    std::vector<const std::vector<size_t>*> lists;
-    for (const std::string& key : keys) {
-      if (auto it = lists_.find(key); it != lists_.end()) lists.push_back(&it->second);
-    }
-    return lists;
+    if (symptom.failure->job_wide || host.empty()) return {Find(by_class_, {id, {}, {}})};
+    return {Find(by_host_, {id, host, {}}), Find(by_host_, {id, {}, {}})};
   }
 
  private:
-  static std::string Key(char kind, std::string_view id, std::string_view host = {},
-                         std::string_view pci = {}) {
-    return fmt::format("{}\x1f{}\x1f{}\x1f{}", kind, id, host, pci);
+  // How much of a diagnosis's (class, host, GPU) a list is keyed by.
+  enum class Part { kClass, kHost, kGpu };
+  using Key = std::tuple<std::string_view, std::string_view, std::string_view>;
+  struct List {
+    Part part;
+    std::vector<uint32_t> indices;
+  };
+
+  Key KeyOf(uint32_t i, Part part) const {
+    const Diagnosis& d = diagnoses_[i];
+    return {d.failure->id, part == Part::kClass ? std::string_view() : d.host.str(),
+            part == Part::kGpu ? std::string_view(d.gpu.pci) : std::string_view()};
   }
 
-  std::unordered_map<std::string, std::vector<size_t>> lists_;
+  Run Find(const List& list, const Key& key) const {
+    // Compares a diagnosis's key with `key`, either way round (std::equal_range does both).
+    struct ByKey {
+      const CauseIndex& index;
+      Part part;
+      bool operator()(uint32_t i, const Key& k) const { return index.KeyOf(i, part) < k; }
+      bool operator()(const Key& k, uint32_t i) const { return k < index.KeyOf(i, part); }
+    };
+    const auto [first, last] =
+        std::equal_range(list.indices.begin(), list.indices.end(), key, ByKey{*this, list.part});
+    return {first, last};
+  }
+
+  const std::vector<Diagnosis>& diagnoses_;
+  List by_class_{Part::kClass, {}};
+  List by_host_{Part::kHost, {}};
+  List without_gpu_by_class_{Part::kClass, {}};
+  List without_gpu_by_host_{Part::kHost, {}};
+  List by_gpu_{Part::kGpu, {}};
 };
 
 // A symptom (the job's CUDA error) is collateral to the diagnosis that explains it, the first
@@ -969,8 +994,8 @@ void link_symptoms(const Correlation& correlation, std::vector<Diagnosis>* diagn
   for (Diagnosis& symptom : *diagnoses) {
     std::optional<size_t> first;
     for (const std::string& id : symptom.failure->symptom_of) {
-      for (const std::vector<size_t>* list : index.Lists(id, symptom)) {
-        for (size_t i : *list) {
+      for (const CauseIndex::Run run : index.Runs(id, symptom)) {
+        for (size_t i : run) {
           if (first && i >= *first) break;
           if (explains((*diagnoses)[i], symptom, correlation.clock_skew_seconds)) {
             first = i;

@@ -77,8 +77,10 @@ class RecordKeys {
     return true;
   }
 
+  // A record's "fields" are mostly captured from its line: given as `source`, the line holds
+  // them for the Fields.
   template <typename StringMap>
-  bool Map(const char* key, StringMap* out) {
+  bool Map(const char* key, StringMap* out, const SharedText& source = {}) {
     auto it = object_.find(key);
     if (it == object_.end() || it->is_null()) return true;
     if (!it->is_object()) return Wrong(key, "an object");
@@ -92,7 +94,7 @@ class RecordKeys {
         (*out)[name] = text;
       }
     }
-    if constexpr (std::is_same_v<StringMap, Fields>) *out = Fields::FromSorted(entries);
+    if constexpr (std::is_same_v<StringMap, Fields>) *out = Fields::FromSorted(entries, source);
     return true;
   }
 
@@ -149,7 +151,7 @@ bool read_event(const json& object, Records* records, std::string* error) {
       !fields.Number("xid", &event.xid) ||
       !fields.Evidence(&event.evidence,
                        records->events.empty() ? nullptr : &records->events.back().evidence) ||
-      !fields.Count("count", &count) || !fields.Map("fields", &event.fields)) {
+      !fields.Count("count", &count) || !fields.Map("fields", &event.fields, event.evidence.text)) {
     *error = fields.error();
     return false;
   }

@@ -6,7 +6,9 @@
 #include <cctype>
 #include <cmath>
 #include <ctime>
+#include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "model/text.h"
 
@@ -23,11 +25,11 @@ void append_length(std::string* blob, size_t length) {
   blob->push_back(static_cast<char>(length));
 }
 
-// One entry of the blob: "length name length value".
+// One entry of the blob, its value written out.
 void append_entry(std::string* blob, std::string_view name, std::string_view value) {
   append_length(blob, name.size());
   blob->append(name);
-  append_length(blob, value.size());
+  append_length(blob, value.size() << 1);
   blob->append(value);
 }
 
@@ -35,6 +37,14 @@ size_t length_bytes(size_t length) {
   size_t bytes = 1;
   for (; length >= 0x80; length >>= 7) ++bytes;
   return bytes;
+}
+
+// Where `value` is in `source`, if keeping that place takes fewer bytes than the value does.
+std::optional<size_t> place_in(std::string_view source, std::string_view value) {
+  if (value.size() < 2) return std::nullopt;
+  const size_t at = source.find(value);
+  if (at == std::string_view::npos || length_bytes(at) >= value.size()) return std::nullopt;
+  return at;
 }
 
 size_t read_length(std::string_view blob, size_t* at) {
@@ -49,7 +59,8 @@ size_t read_length(std::string_view blob, size_t* at) {
 
 }  // namespace
 
-Fields::const_iterator::const_iterator(std::string_view blob, size_t at) : blob_(blob), at_(at) {
+Fields::const_iterator::const_iterator(std::string_view blob, std::string_view source, size_t at)
+    : blob_(blob), source_(source), at_(at) {
   if (at_ >= blob_.size()) {
     at_ = blob_.size();
     return;
@@ -58,13 +69,19 @@ Fields::const_iterator::const_iterator(std::string_view blob, size_t at) : blob_
   const size_t name_length = read_length(blob_, &cursor);
   entry_.first = blob_.substr(cursor, name_length);
   cursor += name_length;
-  const size_t value_length = read_length(blob_, &cursor);
-  entry_.second = blob_.substr(cursor, value_length);
-  next_ = cursor + value_length;
+  const size_t tagged_length = read_length(blob_, &cursor);
+  const size_t value_length = tagged_length >> 1;
+  if (tagged_length & 1) {
+    entry_.second = source_.substr(read_length(blob_, &cursor), value_length);
+  } else {
+    entry_.second = blob_.substr(cursor, value_length);
+    cursor += value_length;
+  }
+  next_ = cursor;
 }
 
 Fields::const_iterator& Fields::const_iterator::operator++() {
-  *this = const_iterator(blob_, next_);
+  *this = const_iterator(blob_, source_, next_);
   return *this;
 }
 
@@ -72,19 +89,34 @@ Fields::Fields(std::initializer_list<value_type> entries) {
   for (const auto& [name, value] : entries) set(name, value);
 }
 
-Fields Fields::FromSorted(const std::vector<value_type>& entries) {
+Fields Fields::FromSorted(const std::vector<value_type>& entries, const SharedText& source) {
   Fields fields;
-  size_t size = 0;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (i > 0 && !(entries[i - 1].first < entries[i].first)) {
+  for (size_t i = 1; i < entries.size(); ++i) {
+    if (!(entries[i - 1].first < entries[i].first)) {
       for (const auto& [name, value] : entries) fields.set(name, value);
       return fields;
     }
-    size += length_bytes(entries[i].first.size()) + entries[i].first.size() +
-            length_bytes(entries[i].second.size()) + entries[i].second.size();
+  }
+  std::vector<std::optional<size_t>> places;
+  size_t size = 0;
+  for (const auto& [name, value] : entries) {
+    places.push_back(place_in(source, value));
+    size += length_bytes(name.size()) + name.size() + length_bytes(value.size() << 1) +
+            (places.back() ? length_bytes(*places.back()) : value.size());
   }
   fields.blob_.reserve(size);
-  for (const auto& [name, value] : entries) append_entry(&fields.blob_, name, value);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto& [name, value] = entries[i];
+    if (!places[i]) {
+      append_entry(&fields.blob_, name, value);
+      continue;
+    }
+    append_length(&fields.blob_, name.size());
+    fields.blob_.append(name);
+    append_length(&fields.blob_, value.size() << 1 | 1);
+    append_length(&fields.blob_, *places[i]);
+    fields.source_ = source;
+  }
   return fields;
 }
 
@@ -113,7 +145,7 @@ void Fields::set(std::string_view name, std::string_view value) {
   append_entry(&entry, name, value);
   const size_t replaced = it != end() && it->first == name ? it.next_ - it.at_ : 0;
   // A new string of the exact size: growing in place would double the capacity, and a million
-  // events' fields would then be half slack.
+  // events' fields would then be half slack. The other entries keep their places in source_.
   std::string blob;
   blob.reserve(blob_.size() - replaced + entry.size());
   blob.append(blob_, 0, it.at_).append(entry).append(blob_, it.at_ + replaced);

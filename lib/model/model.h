@@ -1,6 +1,7 @@
 // The vocabulary every stage shares: GPUs, times, evidence, events and device state.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
@@ -80,7 +81,9 @@ struct Evidence {
 // Named texts (a signature's captures, the fields code sets on an event): a map from name to
 // value, iterated in name order. An event has a handful and a fleet's diagnosis holds a million
 // events, so the entries live in one string ("length name length value" each, sorted by name):
-// about a quarter of what a vector of string pairs took, and a tenth of a tree.
+// about a quarter of what a vector of string pairs took, and a tenth of a tree. Values are
+// mostly captured from the event's own line; those made with that line as their `source` keep
+// only where in it they are.
 class Fields {
  public:
   using value_type = std::pair<std::string_view, std::string_view>;
@@ -107,9 +110,10 @@ class Fields {
 
    private:
     friend class Fields;
-    const_iterator(std::string_view blob, size_t at);
+    const_iterator(std::string_view blob, std::string_view source, size_t at);
 
     std::string_view blob_;
+    std::string_view source_;
     size_t at_ = 0;    // where this entry starts in blob_; blob_.size() at the end
     size_t next_ = 0;  // where the next one starts
     value_type entry_;
@@ -120,11 +124,11 @@ class Fields {
   Fields(std::initializer_list<value_type> entries);
   // The fields of `entries`, which are in name order with each name once (a std::map's, a
   // record's): one allocation, where set() makes one per entry. Entries in any other order are
-  // set one by one.
-  static Fields FromSorted(const std::vector<value_type>& entries);
+  // set one by one. A value that `source` contains is kept as its place there, not copied.
+  static Fields FromSorted(const std::vector<value_type>& entries, const SharedText& source = {});
 
-  const_iterator begin() const { return {blob_, 0}; }
-  const_iterator end() const { return {blob_, blob_.size()}; }
+  const_iterator begin() const { return {blob_, source_, 0}; }
+  const_iterator end() const { return {blob_, source_, blob_.size()}; }
   bool empty() const { return blob_.empty(); }
   size_t size() const;
 
@@ -136,7 +140,10 @@ class Fields {
   void set(std::string_view name, std::string_view value);
   // Removes `name`; returns how many entries went (0 or 1).
   size_t erase(std::string_view name);
-  void clear() { blob_.clear(); }
+  void clear() {
+    blob_.clear();
+    source_ = {};
+  }
   // Replaces each value by what `rewrite` makes of it (redaction rewrites every value).
   template <typename Rewrite>
   void rewrite_values(Rewrite rewrite) {
@@ -149,10 +156,15 @@ class Fields {
     *this = std::move(out);
   }
 
-  bool operator==(const Fields&) const = default;
+  friend bool operator==(const Fields& a, const Fields& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
 
  private:
+  // Each entry: the name's length and the name, then the value's length times two, plus one
+  // where the value is a place in `source_` (its offset follows) rather than the text itself.
   std::string blob_;
+  SharedText source_;  // what values kept as places are in; empty when none is
 };
 
 // A fact one signature matched in one line, with its captured fields.
