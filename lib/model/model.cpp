@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <optional>
 #include <stdexcept>
@@ -59,6 +60,22 @@ size_t read_length(std::string_view blob, size_t* at) {
 
 }  // namespace
 
+Fields::Blob::Blob(std::string_view bytes) {
+  if (bytes.empty()) return;
+  if (bytes.size() > UINT32_MAX) throw std::length_error("Fields: 4 GiB of fields");
+  const auto count = static_cast<uint32_t>(bytes.size());
+  data_ = std::make_unique_for_overwrite<char[]>(sizeof count + bytes.size());
+  std::memcpy(data_.get(), &count, sizeof count);
+  std::memcpy(data_.get() + sizeof count, bytes.data(), bytes.size());
+}
+
+std::string_view Fields::Blob::view() const {
+  if (!data_) return {};
+  uint32_t count = 0;
+  std::memcpy(&count, data_.get(), sizeof count);
+  return {data_.get() + sizeof count, count};
+}
+
 Fields::const_iterator::const_iterator(std::string_view blob, std::string_view source, size_t at)
     : blob_(blob), source_(source), at_(at) {
   if (at_ >= blob_.size()) {
@@ -104,19 +121,21 @@ Fields Fields::FromSorted(const std::vector<value_type>& entries, const SharedTe
     size += length_bytes(name.size()) + name.size() + length_bytes(value.size() << 1) +
             (places.back() ? length_bytes(*places.back()) : value.size());
   }
-  fields.blob_.reserve(size);
+  std::string blob;
+  blob.reserve(size);
   for (size_t i = 0; i < entries.size(); ++i) {
     const auto& [name, value] = entries[i];
     if (!places[i]) {
-      append_entry(&fields.blob_, name, value);
+      append_entry(&blob, name, value);
       continue;
     }
-    append_length(&fields.blob_, name.size());
-    fields.blob_.append(name);
-    append_length(&fields.blob_, value.size() << 1 | 1);
-    append_length(&fields.blob_, *places[i]);
+    append_length(&blob, name.size());
+    blob.append(name);
+    append_length(&blob, value.size() << 1 | 1);
+    append_length(&blob, *places[i]);
     fields.source_ = source;
   }
+  fields.blob_ = Blob(blob);
   return fields;
 }
 
@@ -144,18 +163,20 @@ void Fields::set(std::string_view name, std::string_view value) {
   std::string entry;
   append_entry(&entry, name, value);
   const size_t replaced = it != end() && it->first == name ? it.next_ - it.at_ : 0;
-  // A new string of the exact size: growing in place would double the capacity, and a million
-  // events' fields would then be half slack. The other entries keep their places in source_.
+  // The other entries keep their places in source_.
+  const std::string_view before = blob_.view();
   std::string blob;
-  blob.reserve(blob_.size() - replaced + entry.size());
-  blob.append(blob_, 0, it.at_).append(entry).append(blob_, it.at_ + replaced);
-  blob_ = std::move(blob);
+  blob.reserve(before.size() - replaced + entry.size());
+  blob.append(before.substr(0, it.at_)).append(entry).append(before.substr(it.at_ + replaced));
+  blob_ = Blob(blob);
 }
 
 size_t Fields::erase(std::string_view name) {
   auto it = find(name);
   if (it == end()) return 0;
-  blob_.erase(it.at_, it.next_ - it.at_);
+  std::string blob(blob_.view());
+  blob.erase(it.at_, it.next_ - it.at_);
+  blob_ = Blob(blob);
   return 1;
 }
 

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -127,9 +128,9 @@ class Fields {
   // set one by one. A value that `source` contains is kept as its place there, not copied.
   static Fields FromSorted(const std::vector<value_type>& entries, const SharedText& source = {});
 
-  const_iterator begin() const { return {blob_, source_, 0}; }
-  const_iterator end() const { return {blob_, source_, blob_.size()}; }
-  bool empty() const { return blob_.empty(); }
+  const_iterator begin() const { return {blob_.view(), source_, 0}; }
+  const_iterator end() const { return {blob_.view(), source_, blob_.view().size()}; }
+  bool empty() const { return blob_.view().empty(); }
   size_t size() const;
 
   const_iterator find(std::string_view name) const;
@@ -141,7 +142,7 @@ class Fields {
   // Removes `name`; returns how many entries went (0 or 1).
   size_t erase(std::string_view name);
   void clear() {
-    blob_.clear();
+    blob_ = {};
     source_ = {};
   }
   // Replaces each value by what `rewrite` makes of it (redaction rewrites every value).
@@ -161,9 +162,30 @@ class Fields {
   }
 
  private:
+  // Bytes behind one pointer, their count in front: a std::string would take four times the
+  // room in each of a million events.
+  class Blob {
+   public:
+    Blob() = default;
+    explicit Blob(std::string_view bytes);
+    Blob(const Blob& other) : Blob(other.view()) {}
+    Blob(Blob&&) noexcept = default;
+    Blob& operator=(const Blob& other) {
+      if (this != &other) *this = Blob(other.view());
+      return *this;
+    }
+    Blob& operator=(Blob&&) noexcept = default;
+    ~Blob() = default;
+
+    std::string_view view() const;
+
+   private:
+    std::unique_ptr<char[]> data_;  // a uint32_t count, then the bytes; null when empty
+  };
+
   // Each entry: the name's length and the name, then the value's length times two, plus one
   // where the value is a place in `source_` (its offset follows) rather than the text itself.
-  std::string blob_;
+  Blob blob_;
   SharedText source_;  // what values kept as places are in; empty when none is
 };
 

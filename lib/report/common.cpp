@@ -235,6 +235,13 @@ size_t utf8_length(std::string_view text) {
 void append_printable(std::string_view text, std::string_view keep, std::string* out) {
   out->reserve(out->size() + text.size());
   for (size_t i = 0; i < text.size();) {
+    // Printable ASCII, nearly every byte of a log, is appended a run at a time.
+    size_t plain_end = i;
+    while (plain_end < text.size() && text[plain_end] >= 0x20 && text[plain_end] < 0x7f) {
+      ++plain_end;
+    }
+    out->append(text.substr(i, plain_end - i));
+    if ((i = plain_end) == text.size()) break;
     const char c = text[i];
     const size_t length = utf8_length(text.substr(i));
     const bool c1 = length == 2 && static_cast<unsigned char>(c) == 0xC2 &&
