@@ -437,8 +437,9 @@ TEST_CASE("Xid 45 that names no cause never says 'caused by previous Xid unknown
   const Analysis analysis = run({logs.path()});
   REQUIRE(analysis.diagnoses.size() == 1);
   const Diagnosis& d = analysis.diagnoses[0];
-  for (const std::string& text : d.fix) CHECK(text.find("unknown") == std::string::npos);
-  for (const std::string& text : d.notes) CHECK(text.find("unknown") == std::string::npos);
+  for (const faultline::SharedText& text : d.fix) CHECK(text.find("unknown") == std::string::npos);
+  for (const faultline::SharedText& text : d.notes)
+    CHECK(text.find("unknown") == std::string::npos);
 }
 
 namespace {

@@ -81,7 +81,7 @@ TEST_CASE("inventory: without the listed GPUs' addresses, the counts") {
   REQUIRE(missing);
   CHECK(missing->gpu.pci.empty());
   bool counted = false;
-  for (const std::string& note : missing->notes) {
+  for (const faultline::SharedText& note : missing->notes) {
     counted = counted || note.find(
                              "GPUs nvidia-smi lists: 1; GPUs the logs name on this host (lspci, "
                              "the driver's lines): 2") != std::string::npos;

@@ -103,3 +103,26 @@ TEST_CASE("Fields::FromSorted with a source: values found in the line read the s
     CHECK_FALSE((value.data() >= line.data() && value.data() < line.data() + line.size()));
   }
 }
+
+TEST_CASE("SharedText: copies share one counted text, a NUL after it") {
+  faultline::SharedText line("NVRM: Xid (PCI:0000:3b:00): 79");
+  const faultline::SharedText copy = line;
+  CHECK(copy.data() == line.data());  // shared, not copied
+  CHECK(std::string_view(line.c_str()) == "NVRM: Xid (PCI:0000:3b:00): 79");
+  CHECK(line.size() == 30);
+  // Shared: assign() leaves the copy as it was.
+  line.assign("NVRM: Xid (PCI:0000:3b:00): 48");
+  CHECK(copy == "NVRM: Xid (PCI:0000:3b:00): 79");
+  CHECK(line == "NVRM: Xid (PCI:0000:3b:00): 48");
+  // Unshared: a text that fits is written in place, a longer one gets its own.
+  const char* before = line.data();
+  line.assign("Xid 63");
+  CHECK(line.data() == before);
+  CHECK(std::string_view(line.c_str()) == "Xid 63");
+  line.assign("NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python");
+  CHECK(line == "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python");
+  line.assign("");
+  CHECK(line.empty());
+  CHECK(std::string_view(line.c_str()).empty());
+  CHECK(faultline::SharedText(std::string()).empty());
+}

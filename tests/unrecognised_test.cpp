@@ -119,7 +119,8 @@ TEST_CASE("the rest of a recognised fault's report counts at info") {
   CHECK(unknown->notes[0].find("terminate called") != std::string::npos);
   CHECK(unknown->notes[0].find("right after a line of a diagnosis above") != std::string::npos);
   // The frame is known context: not listed.
-  for (const std::string& note : unknown->notes) CHECK(note.find("frame #") == std::string::npos);
+  for (const faultline::SharedText& note : unknown->notes)
+    CHECK(note.find("frame #") == std::string::npos);
 }
 
 TEST_CASE("far from any recognised line, the same abort is a warning of its own") {

@@ -23,7 +23,7 @@ class Linter {
   Linter(const Catalog& catalog, std::vector<std::string>* problems)
       : catalog_(catalog), problems_(problems) {
     for (const auto& signature : catalog.signatures->signatures()) {
-      signature_ids_.insert(signature->id);
+      signature_ids_.emplace(signature->id);
     }
     // Events that code makes rather than a line signature (loss-spike) are declared by name.
     for (const faultline::Table& table : catalog.tables) {
@@ -55,8 +55,9 @@ class Linter {
   }
 
  private:
-  void Problem(const std::string& what, const std::string& id, const std::string& problem) {
-    problems_->push_back(path_ + ": " + what + (id.empty() ? "" : " " + id) + ": " + problem);
+  void Problem(const std::string& what, std::string_view id, const std::string& problem) {
+    problems_->push_back(path_ + ": " + what + (id.empty() ? "" : " " + std::string(id)) + ": " +
+                         problem);
   }
 
   // Reports the keys `schema` does not list and those lint asks for that `entry` lacks, as

@@ -763,8 +763,8 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
                    });
   for (const Event* event : candidate.events) {
     auto field = event->fields.find(std::string(capture::kTemplate));
-    const std::string text =
-        field == event->fields.end() ? event->evidence.text.str() : std::string(field->second);
+    const std::string text = field == event->fields.end() ? std::string(event->evidence.text)
+                                                          : std::string(field->second);
     auto [it, added] = group_of.emplace(text, groups.size());
     if (added) groups.push_back({text, 0, event->evidence, event->evidence.time, true});
     TemplateGroup& group = groups[it->second];

@@ -126,7 +126,7 @@ class EventBuilder {
       event.host = PromptHostAt(line.number);
       if (!event.host.empty()) {
         std::string own = parse_prefix(line.text.substr(0, kHostPrefixReach), year_).host;
-        if (!own.empty()) event.host = std::move(own);
+        if (!own.empty()) event.host = own;
       }
     }
     if (!envelope.host.empty() && named_hosts_.size() < 2) named_hosts_.insert(envelope.host);
@@ -194,7 +194,7 @@ class EventBuilder {
       if (remembered.floods.empty() || !remembered.line.Repeats(line.text)) continue;
       const size_t message = remembered.line.message();
       for (const Flood* flood : remembered.floods) {
-        const std::string& latest = (*events)[flood->latest].evidence.text;
+        const std::string_view latest = (*events)[flood->latest].evidence.text;
         if (flood->lines < kMaxEventsPerKind || !remembered.line.SameMessage(latest, message)) {
           return false;
         }

@@ -8,7 +8,10 @@
 #include <atomic>
 #include <compare>
 #include <cstdint>
+#include <cstring>
+#include <new>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -19,12 +22,12 @@ namespace faultline {
 class SharedText {
  public:
   SharedText() = default;
-  SharedText(std::string text)  // NOLINT(google-explicit-constructor): a text is a SharedText
-      : block_(text.empty() ? nullptr : new Block{{1}, std::move(text)}) {}
-  SharedText(std::string_view text)  // NOLINT(google-explicit-constructor)
-      : SharedText(std::string(text)) {}
+  SharedText(std::string_view text)  // NOLINT(google-explicit-constructor): a text is a SharedText
+      : block_(text.empty() ? nullptr : Block::Make(text)) {}
+  SharedText(const std::string& text)  // NOLINT(google-explicit-constructor)
+      : SharedText(std::string_view(text)) {}
   SharedText(const char* text)  // NOLINT(google-explicit-constructor)
-      : SharedText(std::string(text)) {}
+      : SharedText(std::string_view(text)) {}
   SharedText(const SharedText& other) noexcept : block_(other.block_) {
     if (block_) block_->refs.fetch_add(1, std::memory_order_relaxed);
   }
@@ -39,18 +42,26 @@ class SharedText {
     return *this;
   }
   ~SharedText() {
-    if (block_ && block_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete block_;
+    if (block_ && block_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) Block::Free(block_);
   }
 
-  const std::string& str() const { return block_ ? block_->text : empty_text(); }
-  operator const std::string&() const { return str(); }  // NOLINT(google-explicit-constructor)
-  operator std::string_view() const { return str(); }    // NOLINT(google-explicit-constructor)
+  std::string_view str() const {
+    return block_ ? std::string_view(block_->chars(), block_->size) : std::string_view();
+  }
+  operator std::string_view() const { return str(); }  // NOLINT(google-explicit-constructor)
+  // A copy, for the code that takes a std::string.
+  operator std::string() const {
+    return std::string(str());
+  }  // NOLINT(google-explicit-constructor)
 
-  // Replaces the text; the buffer is reused where no copy shares it (a flood's latest line is
-  // rewritten for every line of the flood).
+  // Replaces the text; the buffer is reused where no copy shares it and the text fits (a
+  // flood's latest line is rewritten for every line of the flood).
   void assign(std::string_view text) {
-    if (block_ && block_->refs.load(std::memory_order_acquire) == 1) {
-      block_->text.assign(text);
+    if (block_ && block_->refs.load(std::memory_order_acquire) == 1 && !text.empty() &&
+        text.size() <= block_->capacity) {
+      std::memmove(block_->chars(), text.data(), text.size());
+      block_->size = static_cast<uint32_t>(text.size());
+      block_->chars()[text.size()] = '\0';
     } else {
       *this = SharedText(text);
     }
@@ -59,22 +70,23 @@ class SharedText {
   // Replaces the text with what `edit` (a function of std::string*) makes of a copy of it.
   template <typename Edit>
   void rewrite(const Edit& edit) {
-    std::string edited = str();
+    std::string edited(str());
     edit(&edited);
-    if (edited != str()) *this = SharedText(std::move(edited));
+    if (edited != str()) *this = SharedText(edited);
   }
 
-  bool empty() const { return !block_ || block_->text.empty(); }
-  size_t size() const { return str().size(); }
-  const char* c_str() const { return str().c_str(); }
-  const char* data() const { return str().data(); }
-  // The searches of a const std::string, for the code that reads evidence.
+  bool empty() const { return !block_; }
+  size_t size() const { return block_ ? block_->size : 0; }
+  // The text and a NUL after it, for the C functions that take one.
+  const char* c_str() const { return block_ ? block_->chars() : ""; }
+  const char* data() const { return c_str(); }
+  // The searches of a string, for the code that reads evidence.
   size_t find(std::string_view what, size_t from = 0) const { return str().find(what, from); }
   size_t find(char what, size_t from = 0) const { return str().find(what, from); }
   bool starts_with(std::string_view prefix) const { return str().starts_with(prefix); }
   bool ends_with(std::string_view suffix) const { return str().ends_with(suffix); }
   std::string substr(size_t at, size_t count = std::string::npos) const {
-    return str().substr(at, count);
+    return std::string(str().substr(at, count));
   }
 
   friend bool operator==(const SharedText& a, const SharedText& b) {
@@ -87,10 +99,10 @@ class SharedText {
     return a.str() <=> b.str();
   }
   friend std::strong_ordering operator<=>(const SharedText& a, std::string_view b) {
-    return std::string_view(a.str()) <=> b;
+    return a.str() <=> b;
   }
   friend std::strong_ordering operator<=>(const SharedText& a, const std::string& b) {
-    return a.str() <=> b;
+    return a.str() <=> std::string_view(b);
   }
 
   friend std::ostream& operator<<(std::ostream& out, const SharedText& text) {
@@ -100,20 +112,31 @@ class SharedText {
   friend std::string operator+(const SharedText& a, std::string_view b) {
     return std::string(a.str()).append(b);
   }
-  friend std::string operator+(const SharedText& a, char b) { return a.str() + b; }
+  friend std::string operator+(const SharedText& a, char b) { return std::string(a.str()) + b; }
 
  private:
-  static const std::string& empty_text() {
-    static const std::string empty;
-    return empty;
-  }
-
-  // The count beside the text: one pointer in each SharedText, half a shared_ptr, and a million
-  // events hold eight. Counted atomically, as shared_ptr is: the threads that render a report
-  // copy the texts they show.
+  // The count and the characters in one allocation, behind one pointer: a million events hold
+  // eight SharedTexts. Counted atomically, as shared_ptr is: the threads that render a report
+  // copy the texts they show. The characters follow the block, a NUL after them.
   struct Block {
     std::atomic<uint32_t> refs;
-    std::string text;
+    uint32_t size;
+    uint32_t capacity;
+
+    char* chars() { return reinterpret_cast<char*>(this + 1); }
+
+    static Block* Make(std::string_view text) {
+      if (text.size() >= UINT32_MAX) throw std::length_error("SharedText: a text of 4 GiB");
+      const auto size = static_cast<uint32_t>(text.size());
+      auto* block = new (::operator new(sizeof(Block) + text.size() + 1)) Block{{1}, size, size};
+      std::memcpy(block->chars(), text.data(), text.size());
+      block->chars()[size] = '\0';
+      return block;
+    }
+    static void Free(Block* block) {
+      block->~Block();
+      ::operator delete(block);
+    }
   };
 
   Block* block_ = nullptr;  // null when empty; changed only by assign(), unshared

@@ -45,7 +45,7 @@ std::string escape_property(std::string_view text) {
 // The annotation's body: the subject, then what to do; GitHub shows its lines as written.
 std::string message(const Diagnosis& d) {
   std::string text = printable(d.failure->title) + "\n" + printable(subject_line(d));
-  for (const std::string& fix : d.fix) text += "\nFix: " + printable(fix);
+  for (const SharedText& fix : d.fix) text += "\nFix: " + printable(fix);
   for (const VerifyStep& step : d.verify) {
     text += "\nVerify: " + printable(step.command);
     if (!step.expect.empty()) text += " (expect: " + printable(step.expect) + ")";

@@ -140,7 +140,7 @@ void render_evidence(const Diagnosis& d, bool open, std::ostream& out) {
 void render_list(std::string_view title, const std::vector<SharedText>& items, std::ostream& out) {
   if (items.empty()) return;
   out << "<h4>" << title << "</h4><ul>\n";
-  for (const std::string& item : items) out << "<li>" << prose(item) << "</li>\n";
+  for (const SharedText& item : items) out << "<li>" << prose(item) << "</li>\n";
   out << "</ul>\n";
 }
 
@@ -154,7 +154,7 @@ void render_diagnosis(const Diagnosis& d, std::ostream& out) {
     out << "<div class=\"todo\">\n";
     if (!d.fix.empty()) {
       out << "<h4>Fix</h4><ol>\n";
-      for (const std::string& fix : d.fix) out << "<li>" << prose(fix) << "</li>\n";
+      for (const SharedText& fix : d.fix) out << "<li>" << prose(fix) << "</li>\n";
       out << "</ol>\n";
     }
     if (!d.verify.empty()) out << "<h4>Verify</h4>\n";

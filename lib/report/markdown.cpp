@@ -111,7 +111,7 @@ void render_diagnosis(const Diagnosis& d, std::ostream& out) {
   }
   if (!d.missing.empty()) {
     out << "\n**Missing**\n\n";
-    for (const std::string& missing : d.missing) out << "- " << prose(missing) << "\n";
+    for (const SharedText& missing : d.missing) out << "- " << prose(missing) << "\n";
   }
   if (!d.evidence.empty()) {
     std::vector<std::string> lines;
@@ -124,7 +124,7 @@ void render_diagnosis(const Diagnosis& d, std::ostream& out) {
   }
   if (!d.notes.empty()) {
     out << "\n<details><summary>Notes</summary>\n\n";
-    for (const std::string& note : d.notes) out << "- " << prose(note) << "\n";
+    for (const SharedText& note : d.notes) out << "- " << prose(note) << "\n";
     out << "\n</details>\n";
   }
 }

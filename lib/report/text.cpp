@@ -329,8 +329,8 @@ void render_diagnosis(const Diagnosis& d, const TextOptions& options, const Writ
   w.Prose(3, "Why: ", why_line(d), Tone::kDim);
   if (!d.failure->explanation.empty()) w.Prose(3, "", d.failure->explanation);
   render_evidence(d, options, w);
-  for (const std::string& missing : d.missing) w.Prose(3, "Missing: ", missing);
-  for (const std::string& note : d.notes) w.Prose(3, "Note: ", note, Tone::kDim);
+  for (const SharedText& missing : d.missing) w.Prose(3, "Missing: ", missing);
+  for (const SharedText& note : d.notes) w.Prose(3, "Note: ", note, Tone::kDim);
   if (!d.failure->source.empty()) w.Prose(3, "Source: ", d.failure->source, Tone::kDim);
 }
 
