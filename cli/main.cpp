@@ -883,7 +883,31 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+namespace {
+
+// glibc backs its heap with transparent huge pages only when asked at start-up, by a tunable in
+// the environment. Where the kernel gives them only on request (THP "madvise"), a fleet's
+// diagnosis spends a fifth of its time on page faults and TLB misses of 4 KiB pages (a million
+// events: 26.5 s, 21.9 s with huge pages). So the first start asks and runs itself again. A
+// GLIBC_TUNABLES of the user's own, even an empty one, is left as it is.
+bool huge_pages_on_request() {
+  // Closed before the exec: with standard input closed, this file would be the next one's.
+  std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  return std::getline(mode, modes) && modes.find("[madvise]") != std::string::npos;
+}
+
+void ask_for_huge_pages(char** argv) {
+  if (getenv("GLIBC_TUNABLES") != nullptr || !huge_pages_on_request()) return;
+  if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 0) != 0) return;
+  execv("/proc/self/exe", argv);
+  unsetenv("GLIBC_TUNABLES");  // it could not run itself again: go on as started
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  ask_for_huge_pages(argv);
   // Buffers of 256 KiB and more (read-ahead chunks, decoder windows, metric series) are mapped
   // and unmapped rather than kept in glibc's per-thread arenas. Left to itself glibc raises this
   // threshold after the first such free, and each thread that decoded a file then keeps its
