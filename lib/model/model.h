@@ -81,10 +81,10 @@ struct Evidence {
 
 // Named texts (a signature's captures, the fields code sets on an event): a map from name to
 // value, iterated in name order. An event has a handful and a fleet's diagnosis holds a million
-// events, so the entries live in one string ("length name length value" each, sorted by name):
-// about a quarter of what a vector of string pairs took, and a tenth of a tree. Values are
-// mostly captured from the event's own line; those made with that line as their `source` keep
-// only where in it they are.
+// events, so the entries live in one buffer (name and value with their lengths, sorted by
+// name): about a quarter of what a vector of string pairs took, and a tenth of a tree. Values
+// are mostly captured from the event's own line; those made with that line as their `source`
+// keep only where in it they are.
 class Fields {
  public:
   using value_type = std::pair<std::string_view, std::string_view>;
