@@ -881,10 +881,6 @@ int run(int argc, char** argv) {
   return run_explain(options);
 }
 
-}  // namespace
-
-namespace {
-
 // glibc backs its heap with transparent huge pages only when asked at start-up, by a tunable in
 // the environment. Where the kernel gives them only on request (THP "madvise"), a fleet's
 // diagnosis spends a fifth of its time on page faults and TLB misses of 4 KiB pages (a million

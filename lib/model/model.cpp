@@ -133,9 +133,11 @@ Fields Fields::FromSorted(const std::vector<value_type>& entries, const SharedTe
     blob.append(name);
     append_length(&blob, value.size() << 1 | 1);
     append_length(&blob, *places[i]);
-    fields.source_ = source;
   }
   fields.blob_ = Blob(blob);
+  if (std::any_of(places.begin(), places.end(), [](auto place) { return place.has_value(); })) {
+    fields.source_ = source;
+  }
   return fields;
 }
 

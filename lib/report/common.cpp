@@ -246,10 +246,9 @@ void append_printable(std::string_view text, std::string_view keep, std::string*
     const size_t length = utf8_length(text.substr(i));
     const bool c1 = length == 2 && static_cast<unsigned char>(c) == 0xC2 &&
                     static_cast<unsigned char>(text[i + 1]) < 0xA0;
-    const bool plain = length == 1 && static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
     if (length > 1 && !c1) {
       out->append(text.substr(i, length));
-    } else if (plain || keep.find(c) != std::string_view::npos) {
+    } else if (keep.find(c) != std::string_view::npos) {
       *out += c;
     } else if (c == '\t') {
       *out += ' ';
