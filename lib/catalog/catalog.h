@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,9 @@ struct Condition {
   std::vector<int> xids;  // ... with one of these Xids; an Xid that a later line names as its
                           //     cause ("caused by previous Xid 149") counts too
   bool unlisted = false;  // ... whose Xid the catalog does not list
+  // ... that no other class's diagnosis accounts for (a last-resort class only): events of a
+  // signature that names a fault, which would otherwise vanish from the report
+  bool unaccounted = false;
   // ... whose captured fields have one of these values, and none of `where_not`'s
   std::map<std::string, std::vector<std::string>> where;
   std::map<std::string, std::vector<std::string>> where_not;
@@ -208,6 +212,12 @@ struct Knowledge {
   std::map<std::string, Lane, std::less<>> lanes;
   AnomalyParameters anomaly{};
   Recurrence recurrence;
+  // Signatures whose events need no finding: they name a GPU ("identity"), mark a boot, or are
+  // known to be harmless ("benign"). Every other event ends in a finding (diagnose.h).
+  std::set<std::string, std::less<>> quiet_signatures;
+  // Signatures that are part of the report of the fault line before them ("context"): accounted
+  // for when a finding has evidence in the same input.
+  std::set<std::string, std::less<>> context_signatures;
 
   const FailureClass* find_class(std::string_view id) const;
   const XidEntry* find_xid(int xid) const;

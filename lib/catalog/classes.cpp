@@ -105,6 +105,7 @@ bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
     return false;
   }
   condition->unlisted = flag(entry, "unlisted");
+  condition->unaccounted = flag(entry, "unaccounted");
   if (!parse_xids(entry, &condition->xids, error)) return false;
   if (auto it = entry.find("at_least"); it != entry.end() && it->is_number()) {
     condition->at_least = it->get<double>();
@@ -119,8 +120,8 @@ bool parse_condition(const json& entry, bool needs_weight, Condition* condition,
       return false;
     }
   }
-  const bool about_events =
-      !condition->signature.empty() || !condition->xids.empty() || condition->unlisted;
+  const bool about_events = !condition->signature.empty() || !condition->xids.empty() ||
+                            condition->unlisted || condition->unaccounted;
   if (about_events == !condition->state.empty()) {
     *error = R"(a condition names either events ("signature", "xid") or a "state")";
     return false;
@@ -429,6 +430,23 @@ bool load_lanes(const Table& table, Knowledge* knowledge, std::string* error) {
   return true;
 }
 
+// Which signatures' events need no finding, and which are part of another line's report.
+void load_signature_roles(const Table& table, Knowledge* knowledge) {
+  auto it = table.doc.find("signatures");
+  if (it == table.doc.end() || !it->is_array()) return;
+  for (const json& entry : *it) {
+    if (!entry.is_object()) continue;
+    const std::string id = text(entry, "id");
+    knowledge->quiet_signatures.erase(id);
+    knowledge->context_signatures.erase(id);
+    if (flag(entry, "identity") || flag(entry, "boot") || flag(entry, "benign")) {
+      knowledge->quiet_signatures.insert(id);
+    } else if (flag(entry, "context")) {
+      knowledge->context_signatures.insert(id);
+    }
+  }
+}
+
 // The detectors' thresholds, by their names in "anomaly_parameters".
 struct AnomalyParameter {
   std::string_view name;
@@ -615,6 +633,7 @@ bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std:
     }
     if (!load_catalog_part(table, knowledge, error)) return false;
     if (!load_lanes(table, knowledge, error)) return false;
+    load_signature_roles(table, knowledge);
     if (!load_anomaly_parameters(table, knowledge, &parameters_seen, error)) return false;
   }
   if (parameters_seen.size() != std::size(kAnomalyParameters)) {

@@ -24,6 +24,7 @@ constexpr Key kSignatureKeys[] = {
     {"fallback"},
     {"identity"},
     {"context"},
+    {"benign"},
     {"boot"},
     {"gpu_from_previous_line"},
     {"collective_timeout"},
@@ -67,8 +68,9 @@ constexpr Key kClassKeys[] = {
 };
 
 constexpr Key kConditionKeys[] = {
-    {"signature"}, {"xid"},      {"unlisted"}, {"where"}, {"where_not"}, {"memory"}, {"state"},
-    {"equals"},    {"at_least"}, {"sum_with"}, {"trend"}, {"note"},      {"weight"}, {"severity"},
+    {"signature"}, {"xid"},    {"unlisted"}, {"unaccounted"}, {"where"},
+    {"where_not"}, {"memory"}, {"state"},    {"equals"},      {"at_least"},
+    {"sum_with"},  {"trend"},  {"note"},     {"weight"},      {"severity"},
 };
 
 constexpr Key kEventKeys[] = {{"id", kToLoad}, {"lane", kForLint}};

@@ -11,6 +11,7 @@
 #include <set>
 #include <span>
 #include <tuple>
+#include <unordered_set>
 
 #include "model/captures.h"
 #include "model/text.h"
@@ -63,6 +64,8 @@ constexpr size_t kEvidencePerCondition = 8;
 struct Context {
   const Knowledge& knowledge;
   MemoryRepair memory;
+  // The events no diagnosis accounts for (account_for_events), for "unaccounted" conditions.
+  const std::unordered_set<const Event*>* unaccounted;
 };
 
 std::optional<int> cause_xid(const Event& event) {
@@ -78,6 +81,7 @@ bool has_xid(const Condition& condition, std::optional<int> xid) {
 }
 
 bool event_fits(const Condition& condition, const Event& event, const Context& context) {
+  if (condition.unaccounted) return context.unaccounted && context.unaccounted->contains(&event);
   if (!condition.signature.empty() && condition.signature != event.signature) return false;
   if (!condition.xids.empty() && !has_xid(condition, event.xid)) return false;
   if (condition.unlisted && (!event.xid || context.knowledge.find_xid(*event.xid))) return false;
@@ -531,7 +535,7 @@ std::vector<std::vector<Candidate>> incidents(std::vector<Candidate> candidates)
 }
 
 std::vector<Diagnosis> diagnose_gpu(const GpuFindings& findings, const Knowledge& knowledge) {
-  const Context context{knowledge, memory_repair(findings.gpu, knowledge)};
+  const Context context{knowledge, memory_repair(findings.gpu, knowledge), nullptr};
   std::vector<Diagnosis> out;
   for (std::vector<Candidate>& incident :
        incidents(candidates_for(findings.events, findings.states, context))) {
@@ -674,7 +678,7 @@ std::vector<Diagnosis> diagnose_without_gpu(const Correlation& correlation,
     if (!pci.empty()) link_of_gpu.emplace(std::make_pair(event->host, pci), &link->second);
     groups[{event->host, pci}].push_back(event);
   }
-  const Context context{knowledge, {knowledge.default_memory, ""}};
+  const Context context{knowledge, {knowledge.default_memory, ""}, nullptr};
   std::vector<Diagnosis> out;
   for (const auto& [key, group] : groups) {
     const auto& [host, pci] = key;
@@ -732,8 +736,9 @@ bool follows_explained(const Event& event, const std::set<std::string>& explaine
 std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
                                               const std::vector<const Event*>& events,
                                               const std::set<std::string>& explained,
+                                              const std::unordered_set<const Event*>& unaccounted,
                                               const Knowledge& knowledge) {
-  const Context context{knowledge, {knowledge.default_memory, ""}};
+  const Context context{knowledge, {knowledge.default_memory, ""}, &unaccounted};
   Candidate candidate;
   candidate.failure = &failure;
   std::optional<Severity> severity;
@@ -763,8 +768,11 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
                    });
   for (const Event* event : candidate.events) {
     auto field = event->fields.find(std::string(capture::kTemplate));
-    const std::string text = field == event->fields.end() ? std::string(event->evidence.text)
-                                                          : std::string(field->second);
+    // A line of a known signature that no class took is listed under that signature's name.
+    const std::string text =
+        field == event->fields.end()
+            ? fmt::format("{}: {}", event->signature.str(), event->evidence.text.str())
+            : std::string(field->second);
     auto [it, added] = group_of.emplace(text, groups.size());
     if (added) groups.push_back({text, 0, event->evidence, event->evidence.time, true});
     TemplateGroup& group = groups[it->second];
@@ -807,6 +815,45 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
   diagnosis.notes.insert(diagnosis.notes.begin(), notes.begin(), notes.end());
   diagnosis.severity = *severity;
   return diagnosis;
+}
+
+// The events that no diagnosis accounts for (the rule "nothing matched is lost"): not quiet
+// (identity, boot, benign), not of a signature that a diagnosis has as evidence or that its
+// class names, and, for a line that is part of another's report (context), not in an input
+// where a diagnosis has evidence. Unrecognised lines are the last resort's own.
+std::unordered_set<const Event*> unaccounted_events(const std::vector<const Event*>& events,
+                                                    const std::vector<Diagnosis>& diagnoses,
+                                                    const Knowledge& knowledge) {
+  std::set<std::string, std::less<>> accounted;
+  std::set<std::string, std::less<>> paths;
+  for (const Diagnosis& diagnosis : diagnoses) {
+    for (const Evidence& evidence : diagnosis.evidence) {
+      accounted.emplace(evidence.signature.str());
+      paths.emplace(evidence.path.str());
+    }
+    for (const Condition& condition : diagnosis.failure->supported_by) {
+      if (!condition.signature.empty()) accounted.insert(condition.signature);
+    }
+  }
+  std::set<std::string, std::less<>> last_resort;
+  for (const FailureClass& failure : knowledge.classes) {
+    if (!failure.last_resort) continue;
+    for (const Condition& condition : failure.supported_by) last_resort.insert(condition.signature);
+  }
+  std::unordered_set<const Event*> out;
+  for (const Event* event : events) {
+    const std::string_view signature = event->signature.str();
+    if (knowledge.quiet_signatures.contains(signature) || accounted.contains(signature) ||
+        last_resort.contains(signature)) {
+      continue;
+    }
+    if (knowledge.context_signatures.contains(signature) &&
+        paths.contains(event->evidence.path.str())) {
+      continue;
+    }
+    out.insert(event);
+  }
+  return out;
 }
 
 bool diagnosis_before(const Diagnosis& a, const Diagnosis& b) {
@@ -1071,9 +1118,11 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
       if (!condition.signature.empty()) explained.insert(condition.signature);
     }
   }
+  const std::unordered_set<const Event*> unaccounted =
+      unaccounted_events(events, diagnoses, knowledge);
   for (const FailureClass& failure : knowledge.classes) {
     if (!failure.last_resort) continue;
-    if (auto diagnosis = diagnose_last_resort(failure, events, explained, knowledge)) {
+    if (auto diagnosis = diagnose_last_resort(failure, events, explained, unaccounted, knowledge)) {
       diagnoses.push_back(std::move(*diagnosis));
     }
   }
