@@ -165,6 +165,16 @@ struct Nvlink5Decode {
   std::optional<Promotion> action2;
 };
 
+// One of CUDA's error codes ("cuda_errors" in the tables), from NVIDIA's runtime API reference.
+struct CudaError {
+  int code = 0;
+  std::string runtime;  // cudaErrorIllegalAddress
+  std::string driver;   // CUDA_ERROR_ILLEGAL_ADDRESS; "" when no CUresult has the number
+  std::string message;  // cudaGetErrorString's text
+  std::string meaning;  // what the documentation says it means
+  ClassKind kind = ClassKind::kUnknown;
+};
+
 // The thresholds of the training-metric anomaly detectors (correlate.h, detect_anomalies):
 // "anomaly_parameters" in the tables, which also fill {anomaly.NAME} in the classes' texts.
 struct AnomalyParameters {
@@ -208,6 +218,7 @@ struct Knowledge {
   std::map<int, XidEntry> xids;
   std::map<std::string, XidAction> actions;
   std::vector<Nvlink5Decode> nvlink5_decode;  // the last table that has one gives it
+  std::vector<CudaError> cuda_errors;
   // The timeline lane of each signature and derived event ("lane" in the tables).
   std::map<std::string, Lane, std::less<>> lanes;
   AnomalyParameters anomaly{};
@@ -221,6 +232,9 @@ struct Knowledge {
 
   const FailureClass* find_class(std::string_view id) const;
   const XidEntry* find_xid(int xid) const;
+  // The CUDA error a line names: by runtime or driver name, or by the message the text starts
+  // with (the longest that fits, without case); nullptr when none does.
+  const CudaError* find_cuda_error(std::string_view named) const;
   // The lane of a signature or derived event; device state fields and unknown ids: hardware.
   Lane lane_of(std::string_view id) const;
 };

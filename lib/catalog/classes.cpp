@@ -313,6 +313,23 @@ bool parse_nvlink5_row(const json& entry, Nvlink5Decode* row, std::string* error
 
 bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* error) {
   const json& doc = table.doc;
+  if (auto it = doc.find("cuda_errors"); it != doc.end()) {
+    if (!it->is_array()) {
+      *error = table.path + R"(: "cuda_errors" must be an array)";
+      return false;
+    }
+    for (const json& entry : *it) {
+      const auto code = entry.is_object() ? entry.find("code") : entry.end();
+      if (code == entry.end() || !code->is_number_integer() || text(entry, "runtime").empty()) {
+        *error = table.path + R"(: cuda_errors: each needs a "code" and a "runtime" name)";
+        return false;
+      }
+      knowledge->cuda_errors.push_back(
+          {code->get<int>(), text(entry, "runtime"), text(entry, "driver"), text(entry, "message"),
+           text(entry, "meaning"),
+           parse_class_kind(text(entry, "kind")).value_or(ClassKind::kUnknown)});
+    }
+  }
   if (auto it = doc.find("actions"); it != doc.end() && it->is_object()) {
     for (const auto& [code, entry] : it->items()) {
       auto severity = parse_severity(text(entry, "severity"));
@@ -585,6 +602,25 @@ const FailureClass* Knowledge::find_class(std::string_view id) const {
 const XidEntry* Knowledge::find_xid(int xid) const {
   auto it = xids.find(xid);
   return it == xids.end() ? nullptr : &it->second;
+}
+
+const CudaError* Knowledge::find_cuda_error(std::string_view named) const {
+  const auto lower = [](std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+  };
+  const std::string said = lower(named);
+  const CudaError* best = nullptr;
+  for (const CudaError& error : cuda_errors) {
+    if (named == error.runtime || (!error.driver.empty() && named == error.driver)) return &error;
+    if (!error.message.empty() && said.starts_with(lower(error.message)) &&
+        (!best || error.message.size() > best->message.size())) {
+      best = &error;
+    }
+  }
+  return best;
 }
 
 bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std::string* error) {

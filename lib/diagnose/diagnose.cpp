@@ -322,16 +322,24 @@ bool in_scope(const FailureClass& failure, Scope scope) {
   return scope == Scope::kAll || failure.job_wide == (scope == Scope::kJobWide);
 }
 
-// Every class that fits: written classes first, then fallbacks on the events no class took.
+// Every class that fits: written classes first, then fallbacks on the events of lines no class
+// took (a line that a specific class explained is not explained again by a generic one).
 std::vector<Candidate> candidates_for(const std::vector<const Event*>& events,
                                       const std::vector<const GpuState*>& states,
                                       const Context& context, Scope scope = Scope::kAll) {
   std::vector<Candidate> candidates;
   std::set<const Event*> taken;
   for (bool fallback : {false, true}) {
+    std::set<std::pair<std::string_view, uint64_t>> taken_lines;
+    for (const Event* event : taken) {
+      taken_lines.emplace(event->evidence.path.str(), event->evidence.line);
+    }
     std::vector<const Event*> open;
     for (const Event* event : events) {
-      if (!taken.contains(event)) open.push_back(event);
+      if (!taken.contains(event) &&
+          !taken_lines.contains({event->evidence.path.str(), event->evidence.line})) {
+        open.push_back(event);
+      }
     }
     for (const FailureClass& failure : context.knowledge.classes) {
       if (failure.last_resort || failure.fallback != fallback || !in_scope(failure, scope)) {

@@ -56,6 +56,12 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
 // its pattern. A line the table does not cover gets catalog_action "undecoded" and the reason.
 void decode_nvlink5(const Knowledge& knowledge, std::vector<Event>* events);
 
+// Reads the CUDA error each event names (its "cuda_error" capture) by the catalog's
+// "cuda_errors" table: sets cuda_error_code, cuda_error_name (the runtime's name) and
+// cuda_error_meaning (model/captures.h), and cuda_error_kind (hardware, software, unknown), which
+// classes' conditions and notes read like captured fields. A name the table lacks sets nothing.
+void decode_cuda_errors(const Knowledge& knowledge, std::vector<Event>* events);
+
 // What a run found: its inputs, what they yielded and the ranked diagnoses.
 struct Analysis {
   std::vector<InputSummary> inputs;

@@ -67,6 +67,16 @@ inline constexpr std::string_view kCatalogAction = "catalog_action";
 inline constexpr std::string_view kCatalogSeverity = "catalog_severity";
 inline constexpr std::string_view kCatalogDecode = "catalog_decode";
 
+// A CUDA error as a line names it: the message cudaGetErrorString returns ("an illegal memory
+// access was encountered"), a runtime name (cudaErrorIllegalAddress) or a driver name
+// (CUDA_ERROR_ILLEGAL_ADDRESS). Code sets, from the tables' "cuda_errors", its number, its
+// runtime name and NVIDIA's meaning of it (decode_cuda_errors, diagnose.h).
+inline constexpr std::string_view kCudaError = "cuda_error";
+inline constexpr std::string_view kCudaErrorCode = "cuda_error_code";
+inline constexpr std::string_view kCudaErrorName = "cuda_error_name";
+inline constexpr std::string_view kCudaErrorMeaning = "cuda_error_meaning";
+inline constexpr std::string_view kCudaErrorKind = "cuda_error_kind";
+
 struct Reserved {
   std::string_view name;
   Shape shape;
@@ -95,6 +105,11 @@ inline constexpr Reserved kReserved[] = {
     {kCatalogAction, Shape::kCodeOnly},
     {kCatalogSeverity, Shape::kCodeOnly},
     {kCatalogDecode, Shape::kCodeOnly},
+    {kCudaError, Shape::kText},
+    {kCudaErrorCode, Shape::kCodeOnly},
+    {kCudaErrorName, Shape::kCodeOnly},
+    {kCudaErrorMeaning, Shape::kCodeOnly},
+    {kCudaErrorKind, Shape::kCodeOnly},
 };
 
 // The reserved capture of that name, or nullptr.
