@@ -718,8 +718,19 @@ TEST_CASE("generic reader: a step-like and a loss-like key on one line, nothing 
   CHECK(read({"timeout=600", "port: 29500", "MASTER_PORT=29500 timeout=600 step=5",
               "Saving checkpoint at step 500", "loss scale: 1024 at step 3",
               "iteration 5 took 3.2s", "step 3000: train loss 4.0390, val loss 4.0427",
-              "iter 12 eval loss 2.5", "epoch 3 loss 2.5"})
+              "iter 12 eval loss 2.5", "epoch 3 val loss 2.5"})
             .empty());
+}
+
+// Issue 38 item 4: a loop that logs once per epoch is numbered by it (vpetren/gradnorm_tf#17).
+TEST_CASE("issue 38: a whole epoch number stands for the step of a per-epoch loss") {
+  const std::vector<Series> series =
+      read({"epoch: 3450 loss: 0.21063452526926987", "epoch: 3451 loss: nan", "epoch 3 loss 2.5"});
+  REQUIRE(!series.empty());
+  CHECK(series[0].points().size() >= 2);
+  CHECK(only_point({"epoch: 3451 loss: nan"}).loss_nonfinite());
+  CHECK(only_point({"epoch: 3451 loss: nan"}).step == 3451);
+  CHECK(read({"epoch: 1.5 loss: 2.5"}).empty());
 }
 
 TEST_CASE("generic key=value, key: value and JSON lines") {

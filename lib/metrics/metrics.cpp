@@ -449,6 +449,16 @@ bool parse_word_line(std::string_view body, Record* r) {
   const MetricPoint& p = r->point;
   const bool loss_or_grad = p.has(MetricPoint::kLoss) || p.has(MetricPoint::kGradNorm);
   if (r->reject || scan.first_key == std::string_view::npos) return false;
+  // A loop that logs once per epoch ("epoch: 12 loss: 0.21") numbers its points by the epoch. A
+  // fractional epoch (the HF Trainer's) is a position inside one, not a step; a line that
+  // evaluates, or a table row (fairseq's end-of-epoch summary), is no training point.
+  if (!r->has_step && loss_or_grad && r->epoch && *r->epoch >= 0 && *r->epoch < 1e12 &&
+      std::floor(*r->epoch) == *r->epoch && scan.quote != '\'' &&
+      body.find_first_of('|') == std::string_view::npos &&
+      body.find("val") == std::string_view::npos && body.find("test") == std::string_view::npos) {
+    r->point.step = static_cast<int64_t>(*r->epoch);
+    r->has_step = true;
+  }
   if (scan.quote == '\'') {
     r->format = "hf-trainer";  // a dict repr; it prints no step
   } else if (r->has_step && r->skipped_total && !loss_or_grad) {
