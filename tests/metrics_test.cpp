@@ -324,6 +324,19 @@ TEST_CASE("DeepSpeed overflow lines without a bar are numbered in order (zai-org
   CHECK(p[1].skipped == 1);
 }
 
+// Issue 38: Apex AMP's scaler names the overflow in words of its own (NVIDIA/apex#834).
+TEST_CASE("issue 38: Apex AMP's gradient overflow is a skipped step at the reduced scale") {
+  const auto series =
+      read({"Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0",
+            "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 16384.0"});
+  REQUIRE(series.size() == 1);
+  const auto& p = series[0].points();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].skipped == 1);
+  CHECK(p[1].loss_scale == 16384);
+  CHECK(read({"Gradient overflow detected in layer 3"}).empty());
+}
+
 TEST_CASE("DeepSpeed overflow: the older [deepscale] floats (huggingface/transformers#9996)") {
   const P p = only_point(
       {"  1%|▉    …    | 6/1184 [00:21<1:09:10,  3.52s/it][2021-02-04 15:06:19,825] [INFO] "

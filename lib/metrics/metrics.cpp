@@ -495,19 +495,23 @@ std::optional<BarCount> bar_count(std::string_view text, size_t bar, size_t* pos
 // reducing to 32" (§2) --------------------------------------------------------------------------
 
 // One skipped iteration and the scale it falls back to. The scaler (ZeRO's DynamicLossScaler, the
-// older "[deepscale]" stage2, FP16_Optimizer's "Overflow detected.") prints no step; a hysteresis
-// step ("Attempted loss scale: 64, but hysteresis is 2") keeps the scale, and bf16 prints no scale.
+// older "[deepscale]" stage2, FP16_Optimizer's "Overflow detected.", Apex AMP's "Gradient
+// overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0") prints no step; a
+// hysteresis step ("Attempted loss scale: 64, but hysteresis is 2") keeps the scale, and bf16
+// prints no scale.
 bool parse_overflow_line(std::string_view body, Record* r) {
   const size_t skipping = body.find(" Skipping step");
   if (skipping == std::string_view::npos) return false;
   size_t mark = body.rfind("OVERFLOW!", skipping);
   if (mark == std::string_view::npos) mark = body.rfind("Overflow detected.", skipping);
+  if (mark == std::string_view::npos) mark = body.rfind("Gradient overflow.", skipping);
   if (mark == std::string_view::npos) return false;
   MetricPoint& p = r->point;
   p.skipped = 1;
   p.set(MetricPoint::kSkipped);
   constexpr std::string_view kAttempted = "Attempted loss scale: ";
   constexpr std::string_view kReducing = ", reducing to ";
+  constexpr std::string_view kApexReducing = " reducing loss scale to ";
   const size_t attempted = body.find(kAttempted, skipping);
   if (attempted != std::string_view::npos) {
     const std::string_view after = body.substr(attempted + kAttempted.size());
@@ -518,6 +522,11 @@ bool parse_overflow_line(std::string_view body, Record* r) {
                           : read_number(after.substr(reducing + kReducing.size()));
     if (tried) r->attempted_loss_scale = static_cast<float>(*tried);
     if (next) {
+      p.loss_scale = static_cast<float>(*next);
+      p.set(MetricPoint::kLossScale);
+    }
+  } else if (const size_t to = body.find(kApexReducing, skipping); to != std::string_view::npos) {
+    if (auto next = read_number(body.substr(to + kApexReducing.size()))) {
       p.loss_scale = static_cast<float>(*next);
       p.set(MetricPoint::kLossScale);
     }
