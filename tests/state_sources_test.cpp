@@ -1213,15 +1213,52 @@ GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-abcdefab-cdef-abdc-abcd-abababababab)
   CHECK(Field(states[1], "nvlink.errors.total") == "0");
 }
 
-// `nvlink --status` (NVIDIA/k8s-test-infra#371, verbatim) has the GPU line but no counter: no
-// snapshot (a GPU line with no "Link" line under it is `nvidia-smi -L`'s, inventory_test.cpp).
-TEST_CASE("state sources: GPU lines without NVLink counters make no snapshot") {
+// `nvlink --status` (NVIDIA/k8s-test-infra#371, verbatim) has the GPU line and a speed per link:
+// every link active. Issue 38: Azure/azhpc-diagnostics#73 (verbatim, the poster masked the UUID)
+// has two links <inactive> beside active ones.
+TEST_CASE("state sources: nvlink --status counts a GPU's active and inactive links") {
   const std::string_view status =
       R"(GPU 0: NVIDIA GB200 (UUID: GPU-d1b93026-6d5b-03bd-3a71-f85b47a61bde)
          Link 0: 53.125 GB/s
          Link 1: 53.125 GB/s
 )";
-  CHECK(Read(status).empty());
+  const auto all_up = Read(status);
+  REQUIRE(all_up.size() == 1);
+  CHECK(Field(all_up[0], "nvlink.links.active") == "2");
+  CHECK(Field(all_up[0], "nvlink.links.inactive") == "0");
+  const auto some_down = Read(R"(GPU 3: Tesla V100-SXM2-32GB (UUID: ...)
+         Link 0: 25.781 GB/s
+         Link 3: <inactive>
+         Link 4: 25.781 GB/s
+         Link 5: <inactive>
+)");
+  REQUIRE(some_down.size() == 1);
+  CHECK(some_down[0].gpu.index == 3);
+  CHECK(some_down[0].gpu.uuid.empty());
+  CHECK(Field(some_down[0], "nvlink.links.inactive") == "2");
+  CHECK(FieldLine(some_down[0], "nvlink.links.inactive") == 3);
+}
+
+// Issue 38: `dcgmi nvlink --link-status` (NVIDIA/DCGM#198, verbatim): a row of link states per
+// GPU, by DCGM's key (Up=U, Down=D, Disabled=X, Not Supported=_).
+TEST_CASE("state sources: dcgmi nvlink --link-status counts links up and down") {
+  const auto states = Read(R"(+----------------------+
+|  NvLink Link Status  |
++----------------------+
+GPUs:
+    gpuId 0:
+        D D D D D D D D D D D D D D D D D D
+    gpuId 1:
+        U U _ X
+NvSwitches:
+    No NvSwitches found.
+)");
+  REQUIRE(states.size() == 2);
+  CHECK(states[0].gpu.index == 0);
+  CHECK(Field(states[0], "nvlink.links.down") == "18");
+  CHECK(Field(states[1], "nvlink.links.up") == "2");
+  CHECK(Field(states[1], "nvlink.links.down") == "0");
+  CHECK(Read("    gpuId 2:\n        the link is fine\n").empty());
 }
 
 // ---------------------------------------------------------------------------------------------

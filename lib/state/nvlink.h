@@ -1,4 +1,4 @@
-// The `nvidia-smi nvlink -e` and `nvidia-smi -L` reader behind StateReader.
+// The NVLink reader behind StateReader: `nvidia-smi nvlink -e`, `-s`, `-L` and `dcgmi nvlink`.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,8 @@ namespace faultline::state_internal {
 // Whether the NVLink reader stores `field` ("nvlink.errors.replay", "nvlink.errors.total").
 bool IsNvlinkField(std::string_view field);
 
-// Reads `nvidia-smi nvlink -e` (docs/formats/nvidia.md 4.7): a `GPU 0: NVIDIA H100 80GB HBM3
+// Reads `nvidia-smi nvlink -e`, `nvidia-smi nvlink --status` and `dcgmi nvlink --link-status`
+// (docs/formats/nvidia.md 4.7, 5.3). `nvlink -e`: a `GPU 0: NVIDIA H100 80GB HBM3
 // (UUID: GPU-...)` line, then `Link 0: Replay Errors: 0` per link and counter, blank lines
 // between links. One GpuState per GPU, known by its index, product and UUID; each counter is
 // summed over the links ("nvlink.errors.replay", "nvlink.errors.recovery", "nvlink.errors.crc"),
@@ -22,7 +23,10 @@ bool IsNvlinkField(std::string_view field);
 // GpuState of no GPU. A GPU line with its UUID and no "Link" line under it is a line of
 // `nvidia-smi -L` (docs/formats/nvidia.md 4.8): a GpuState of that GPU with no field, its source
 // "nvidia-smi-L". The MIG lines under a GPU of -L (`  MIG 1g.10gb     Device  0: (UUID:
-// MIG-...)`) are partitions of it and are passed over.
+// MIG-...)`) are partitions of it and are passed over. `--status` prints a speed per active link
+// and `<inactive>` for the others: counted as "nvlink.links.active" and "nvlink.links.inactive".
+// `--link-status` prints `gpuId N:` over a row of U, D, X, _ (Up, Down, Disabled, Not
+// Supported): "nvlink.links.up" and "nvlink.links.down", of the GPU with DCGM's id N.
 class NvlinkReader {
  public:
   // Appends each GPU's snapshot to *out.
