@@ -524,3 +524,32 @@ TEST_CASE("issue 38: nothing matched is lost, over the whole catalog") {
   }
   CHECK(checked > 300);
 }
+
+// Issue 38, item 3: each input says how much of it some reader understood, and one of which
+// nothing was understood but that looks like a tool's output is named, never passed over.
+// `nvidia-smi topo -m` (NVIDIA/nccl#1617, verbatim) has no reader.
+TEST_CASE("issue 38: an input that looks like tool output and that nothing understood is named") {
+  LogFolder logs;
+  const std::string topo = logs.Write(
+      "topo.txt",
+      "        GPU0    GPU1    GPU2    GPU3    NIC0    NIC1    NIC2    NIC3    CPU Affinity    "
+      "NUMA Affinity   GPU NUMA ID\n"
+      "GPU0     X      NV6     NV6     NV6     PIX     SYS     SYS     SYS     6,14,22,30      3  "
+      "             N/A\n"
+      "GPU1    NV6      X      NV6     NV6     SYS     PIX     SYS     SYS     4,12,20,28      1  "
+      "             N/A\n"
+      "NIC0    PIX     SYS     SYS     SYS      X      SYS     SYS     SYS\n");
+  const std::string kernel =
+      logs.Write("dmesg.txt",
+                 "[    8.498963] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu "
+                 "Oct 19 18:56:32 UTC 2023\n[    9.1] random: crng init done\n");
+  const std::string dump = logs.Write("nvidia-smi-q.txt", a100_dump("No"));
+  const Analysis analysis = run({topo, kernel, dump});
+  REQUIRE(analysis.inputs.size() == 3);
+  for (const InputSummary& input : analysis.inputs) {
+    CAPTURE(input.path);
+    CHECK(input.not_understood() == (input.path == topo));
+    if (input.path == dump) CHECK(input.understood_lines * 2 > input.lines);
+    if (input.path == kernel) CHECK(input.understood_lines == 1);
+  }
+}

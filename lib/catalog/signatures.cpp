@@ -135,6 +135,7 @@ std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry
   signature->fallback = bool_or(entry, "fallback");
   signature->identity = bool_or(entry, "identity");
   signature->context = bool_or(entry, "context");
+  signature->benign = bool_or(entry, "benign");
   signature->gpu_from_previous_line = bool_or(entry, "gpu_from_previous_line");
   signature->boot = bool_or(entry, "boot");
   signature->collective_timeout = bool_or(entry, "collective_timeout");

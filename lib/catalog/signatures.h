@@ -42,6 +42,8 @@ struct Signature {
   // Part of the report of the fault line before it (a stack frame, an AER detail line, the
   // driver's crash-dump notice): known, so never unrecognised, and says nothing on its own.
   bool context = false;
+  // Known to be harmless (the driver's load banner): its events need no finding (diagnose.h).
+  bool benign = false;
   bool gpu_from_previous_line = false;  // the GPU is the one the previous lines named
   // Marks the start of a new boot of the machine (the kernel's "Linux version" banner,
   // journalctl's "-- Boot ID --"): no event, the lines after it are of the next boot.

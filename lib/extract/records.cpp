@@ -195,12 +195,14 @@ bool read_state(const json& object, Records* records, std::string* error) {
 bool read_input(const json& object, Records* records, std::string* error) {
   RecordKeys fields(object);
   InputSummary input;
-  std::optional<uint64_t> lines, bytes, cut_lines;
+  std::optional<uint64_t> lines, bytes, cut_lines, understood, tool_like;
   std::string kind;
   if (!fields.Text("path", &input.path) || !fields.Text("host", &input.host) ||
       !fields.Text("kind", &kind) || !fields.Text("compression", &input.compression) ||
       !fields.Count("lines", &lines) || !fields.Count("bytes", &bytes) ||
-      !fields.Count("cut_lines", &cut_lines) || !fields.Text("error", &input.error)) {
+      !fields.Count("cut_lines", &cut_lines) || !fields.Text("error", &input.error) ||
+      !fields.Count("understood_lines", &understood) ||
+      !fields.Count("tool_like_lines", &tool_like)) {
     *error = fields.error();
     return false;
   }
@@ -215,6 +217,8 @@ bool read_input(const json& object, Records* records, std::string* error) {
   input.lines = lines.value_or(0);
   input.bytes = bytes.value_or(0);
   input.cut_lines = cut_lines.value_or(0);
+  input.understood_lines = understood.value_or(0);
+  input.tool_like_lines = tool_like.value_or(0);
   records->inputs.push_back(std::move(input));
   return true;
 }

@@ -50,6 +50,30 @@ constexpr uint64_t kCompanionGap = 12;
 // boot printed out of order by a second or so stay in it.
 constexpr double kUptimeSlack = 5;
 
+// Whether `line` is shaped like a line of a tool's output rather than a message: a table row
+// (three or more '|'), "key : value" (a space on each side of the colon, as nvidia-smi -q and
+// dcgmi print), or columns aligned by runs of two or more spaces between values (two or more
+// such runs past the indentation).
+bool tool_like(std::string_view line) {
+  size_t bars = 0;
+  size_t gaps = 0;
+  size_t i = line.find_first_not_of(" \t");
+  if (i == std::string_view::npos) return false;
+  for (; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '|') {
+      if (++bars >= 3) return true;
+    } else if (c == ':' && i > 0 && line[i - 1] == ' ' && i + 1 < line.size() &&
+               line[i + 1] == ' ') {
+      return true;
+    } else if (c == ' ' && i + 1 < line.size() && line[i + 1] == ' ') {
+      while (i + 1 < line.size() && line[i + 1] == ' ') ++i;
+      if (i + 1 < line.size() && ++gaps >= 2) return true;
+    }
+  }
+  return false;
+}
+
 // Turns matches into events, remembering what the previous lines said.
 class EventBuilder {
  public:
@@ -562,6 +586,8 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   WrappedMessage wrapped;
   bool kernel_log = false;  // decided so by the sniffer
   size_t examined = 0;      // events before it were handed to on_event, or are counting
+  uint64_t understood = 0;  // lines a signature or a dump reader took (metric lines at the end)
+  uint64_t tool_like_lines = 0;
   const auto hand_over = [&](Event& event) {
     if (event.host.empty()) event.host = builder.InputHost();
     options.on_event(event);
@@ -585,6 +611,12 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     }
     states.Feed(line.text, line.number);
     sniffer.Observe(line.text, states.InDump());
+    if (states.InDump()) ++understood;
+    // Only an input that nothing was understood of yet may need naming as not understood.
+    if (understood == 0 && !kernel_log && tool_like_lines < InputSummary::kToolLikeLines &&
+        tool_like(line.text)) {
+      ++tool_like_lines;
+    }
     // A kernel log holds no training metrics: once that is clear, stop looking for them.
     if (!kernel_log) kernel_log = sniffer.decided() && sniffer.kind() == InputKind::kKernelLog;
     if (!kernel_log) metrics.Feed(line.text, line.number);
@@ -592,6 +624,7 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
     // nothing.
     if (!journal && !wrapped.active() && !states.InDump() &&
         builder.CountRepeat(line, &result.events)) {
+      ++understood;
       continue;
     }
     builder.SettleRepeats(&result.events);
@@ -621,6 +654,12 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
       continue;
     }
     if (matches.empty()) continue;
+    if (!states.InDump() &&
+        std::any_of(matches.begin(), matches.end(), [](const SignatureMatch& m) {
+          return !m.signature->unrecognised || m.signature->benign;
+        })) {
+      ++understood;
+    }
     builder.BeginLine();
     size_t message = line.text.size();
     for (const SignatureMatch& match : matches) {
@@ -650,9 +689,17 @@ ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
   for (Series& series : result.series) {
     if (series.host.empty()) series.host = host;
   }
-  result.input = {
-      reader.path(),  host,           sniffer.kind(),     std::string(reader.compression()),
-      reader.lines(), reader.bytes(), reader.cut_lines(), reader.error()};
+  for (const Series& series : result.series) understood += series.logged_points();
+  result.input = {reader.path(),
+                  host,
+                  sniffer.kind(),
+                  std::string(reader.compression()),
+                  reader.lines(),
+                  reader.bytes(),
+                  reader.cut_lines(),
+                  reader.error(),
+                  std::min(understood, reader.lines()),
+                  tool_like_lines};
   return result;
 }
 

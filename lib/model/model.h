@@ -257,6 +257,17 @@ struct InputSummary {
   uint64_t bytes = 0;
   uint64_t cut_lines = 0;
   std::string error;  // why reading stopped early, "" if it did not
+  // Lines some reader understood: a signature matched them (not as an unrecognised error), a
+  // device dump's reader took them, or the metrics reader read a point from them.
+  uint64_t understood_lines = 0;
+  // Lines shaped like a tool's output (aligned columns, a table row, "key : value"), counted up
+  // to kToolLikeLines: an input of which nothing was understood but that has them is named in
+  // the report as not understood, never passed over in silence.
+  uint64_t tool_like_lines = 0;
+  static constexpr uint64_t kToolLikeLines = 3;
+
+  // Whether no reader understood a line of it although it looks like a tool's output.
+  bool not_understood() const { return understood_lines == 0 && tool_like_lines >= kToolLikeLines; }
 };
 
 // An input that could not be opened: a named path that does not exist, a file it may not read.

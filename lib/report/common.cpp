@@ -16,6 +16,7 @@ Coverage coverage_of(const Analysis& analysis) {
   Coverage coverage;
   coverage.unread = analysis.unread;
   for (const InputSummary& input : analysis.inputs) {
+    if (input.not_understood()) coverage.not_understood.push_back(input.path);
     if (!input.error.empty() && input.lines == 0) {
       coverage.unread.push_back(unread_input(input.path, input.error));
       continue;
@@ -40,6 +41,11 @@ std::vector<CoverageLine> coverage_lines(const Coverage& coverage) {
   for (const Coverage::Cut& input : coverage.cut) {
     lines.push_back({"Read in part", input.path + ": " + input.reason});
   }
+  for (const std::string& path : coverage.not_understood) {
+    lines.push_back({"Not understood", path + ": it looks like a tool's output (aligned columns, a "
+                                              "table, key : value), but no reader of faultline "
+                                              "knows it, so a fault it shows is not reported"});
+  }
   return lines;
 }
 
@@ -53,6 +59,10 @@ std::string coverage_caveat(const Coverage& coverage) {
   if (cut > 0) {
     caveat += fmt::format(" {} input{} {} read only in part.", cut, cut == 1 ? "" : "s",
                           cut == 1 ? "was" : "were");
+  }
+  if (const size_t alien = coverage.not_understood.size(); alien > 0) {
+    caveat += fmt::format(" {} input{} {} not understood.", alien, alien == 1 ? "" : "s",
+                          alien == 1 ? "was" : "were");
   }
   return caveat;
 }

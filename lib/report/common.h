@@ -28,21 +28,24 @@ struct Coverage {
   };
   std::vector<UnreadInput> unread;
   std::vector<Cut> cut;
+  // Inputs that look like a tool's output of which no reader understood a line
+  // (InputSummary::not_understood).
+  std::vector<std::string> not_understood;
   std::string filter_note;  // Analysis::filter_note
 };
 Coverage coverage_of(const Analysis& analysis);
 
 // The inputs of the coverage as labelled lines for the reports for people: {"Not read", "PATH:
-// REASON"}, {"Read in part", "PATH: REASON"}. (The filters' note is the verdict's: it is set only
-// when no diagnosis is left.)
+// REASON"}, {"Read in part", "PATH: REASON"}, {"Not understood", "PATH: ..."}. (The filters' note
+// is the verdict's: it is set only when no diagnosis is left.)
 struct CoverageLine {
   std::string_view label;
   std::string text;
 };
 std::vector<CoverageLine> coverage_lines(const Coverage& coverage);
 
-// " 1 input could not be read. 2 inputs were read only in part.", "" when every input was read
-// whole: what a one-line verdict adds.
+// " 1 input could not be read. 2 inputs were read only in part. 1 input was not understood.",
+// "" when every input was read whole and understood: what a one-line verdict adds.
 std::string coverage_caveat(const Coverage& coverage);
 
 // The verdict when no diagnosis is at warning or above: "no known GPU fault" (or, when the

@@ -19,7 +19,7 @@ json evidence_json(const Evidence& evidence) {
 }
 
 // {"cut": [{"path", "reason", "cut_lines"}], "filter_note": null or the filters' note,
-//  "unread": [{"path", "reason"}]}
+//  "not_understood": [path], "unread": [{"path", "reason"}]}
 json coverage_json(const Coverage& coverage) {
   json unread = json::array();
   for (const UnreadInput& input : coverage.unread) {
@@ -32,6 +32,7 @@ json coverage_json(const Coverage& coverage) {
   return {
       {"cut", cut},
       {"filter_note", coverage.filter_note.empty() ? json(nullptr) : json(coverage.filter_note)},
+      {"not_understood", coverage.not_understood},
       {"unread", unread}};
 }
 

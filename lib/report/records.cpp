@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "report/json.h"
 #include "report/report.h"
 
@@ -91,13 +93,20 @@ json input_json(const InputSummary& input) {
           {"compression", input.compression},
           {"lines", input.lines},
           {"bytes", input.bytes},
-          {"error", text_or_null(input.error)}};
+          {"error", text_or_null(input.error)},
+          {"understood_lines", input.understood_lines},
+          {"understood_share",
+           input.lines == 0 ? json(nullptr)
+                            : json(std::round(1000.0 * static_cast<double>(input.understood_lines) /
+                                              static_cast<double>(input.lines)) /
+                                   1000.0)}};
 }
 
 json input_record(const InputSummary& input) {
   json out = input_json(input);
   out["record"] = "input";
   out["cut_lines"] = input.cut_lines;
+  out["tool_like_lines"] = input.tool_like_lines;
   return out;
 }
 
