@@ -553,3 +553,34 @@ TEST_CASE("issue 38: an input that looks like tool output and that nothing under
     if (input.path == kernel) CHECK(input.understood_lines == 1);
   }
 }
+
+// Issue 38, item 1: a CUDA error that no specific class takes is cuda-error, with NVIDIA's meaning
+// of its code; so is the one an NCCL watchdog died on. DCGM's error codes likewise.
+TEST_CASE("issue 38: generic CUDA and DCGM errors are read by their documented codes") {
+  LogFolder logs;
+  const Analysis cuda =
+      run({logs.Write("train.log", "RuntimeError: CUDA error: misaligned address\n")});
+  REQUIRE(!cuda.diagnoses.empty());
+  CHECK(cuda.diagnoses[0].failure->id == "cuda-error");
+  CHECK(has_note(cuda.diagnoses[0], "716 (cudaErrorMisalignedAddress)"));
+  const Analysis watchdog = run({logs.Write(
+      "rank1.log",
+      "[rank1]:[E410 01:50:33.889423318 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID "
+      "0(default_pg) Rank 1] Process group watchdog thread terminated with exception: CUDA error: "
+      "too many resources requested for launch\n")});
+  REQUIRE(!watchdog.diagnoses.empty());
+  CHECK(watchdog.diagnoses[0].failure->id == "cuda-error");
+  CHECK(has_note(watchdog.diagnoses[0], "cudaErrorLaunchOutOfResources"));
+  // A specific class keeps its line: the generic one does not add a second finding for it.
+  const Analysis illegal = run({logs.Write(
+      "oops.log", "RuntimeError: CUDA error: an illegal memory access was encountered\n")});
+  REQUIRE(illegal.diagnoses.size() == 1);
+  CHECK(illegal.diagnoses[0].failure->id == "cuda-illegal-address");
+  const Analysis dcgm =
+      run({logs.Write("health.txt",
+                      "ErrorCode:DCGM_FR_PENDING_ROW_REMAP GPU:3 GPU 3 had memory errors and row "
+                      "remappings are pending\n")});
+  REQUIRE(!dcgm.diagnoses.empty());
+  CHECK(dcgm.diagnoses[0].failure->id == "dcgm-error-isolate");
+  CHECK(has_note(dcgm.diagnoses[0], "severity RESET"));
+}

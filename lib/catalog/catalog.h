@@ -175,6 +175,16 @@ struct CudaError {
   ClassKind kind = ClassKind::kUnknown;
 };
 
+// One of DCGM's error codes ("dcgm_errors" in the tables), from DCGM's dcgm_errors.h.
+struct DcgmError {
+  int code = 0;
+  std::string name;        // DCGM_FR_PENDING_ROW_REMAP
+  std::string message;     // DCGM's format string
+  std::string next_steps;  // what DCGM says to do
+  std::string severity;    // ISOLATE, RESET, TRIAGE, MONITOR, CONFIG, UNKNOWN
+  ClassKind kind = ClassKind::kUnknown;
+};
+
 // The thresholds of the training-metric anomaly detectors (correlate.h, detect_anomalies):
 // "anomaly_parameters" in the tables, which also fill {anomaly.NAME} in the classes' texts.
 struct AnomalyParameters {
@@ -219,6 +229,7 @@ struct Knowledge {
   std::map<std::string, XidAction> actions;
   std::vector<Nvlink5Decode> nvlink5_decode;  // the last table that has one gives it
   std::vector<CudaError> cuda_errors;
+  std::map<std::string, DcgmError, std::less<>> dcgm_errors;  // by name and by alias
   // The timeline lane of each signature and derived event ("lane" in the tables).
   std::map<std::string, Lane, std::less<>> lanes;
   AnomalyParameters anomaly{};

@@ -313,6 +313,31 @@ bool parse_nvlink5_row(const json& entry, Nvlink5Decode* row, std::string* error
 
 bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* error) {
   const json& doc = table.doc;
+  if (auto it = doc.find("dcgm_errors"); it != doc.end()) {
+    if (!it->is_array()) {
+      *error = table.path + R"(: "dcgm_errors" must be an array)";
+      return false;
+    }
+    for (const json& entry : *it) {
+      const auto code = entry.is_object() ? entry.find("code") : entry.end();
+      if (code == entry.end() || !code->is_number_integer() || text(entry, "name").empty()) {
+        *error = table.path + R"(: dcgm_errors: each needs a "code" and a "name")";
+        return false;
+      }
+      const DcgmError row{code->get<int>(),
+                          text(entry, "name"),
+                          text(entry, "message"),
+                          text(entry, "next_steps"),
+                          text(entry, "severity"),
+                          parse_class_kind(text(entry, "kind")).value_or(ClassKind::kUnknown)};
+      knowledge->dcgm_errors[row.name] = row;
+      if (auto aliases = entry.find("aliases"); aliases != entry.end() && aliases->is_array()) {
+        for (const json& alias : *aliases) {
+          if (alias.is_string()) knowledge->dcgm_errors[alias.get<std::string>()] = row;
+        }
+      }
+    }
+  }
   if (auto it = doc.find("cuda_errors"); it != doc.end()) {
     if (!it->is_array()) {
       *error = table.path + R"(: "cuda_errors" must be an array)";

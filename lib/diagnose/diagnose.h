@@ -62,6 +62,12 @@ void decode_nvlink5(const Knowledge& knowledge, std::vector<Event>* events);
 // classes' conditions and notes read like captured fields. A name the table lacks sets nothing.
 void decode_cuda_errors(const Knowledge& knowledge, std::vector<Event>* events);
 
+// Reads the DCGM error code each event names (its "dcgm_error" capture) by the catalog's
+// "dcgm_errors" table: sets dcgm_error_code, dcgm_error_message, dcgm_error_next_steps,
+// dcgm_error_severity and dcgm_error_kind (model/captures.h). A name the table lacks sets
+// nothing.
+void decode_dcgm_errors(const Knowledge& knowledge, std::vector<Event>* events);
+
 // What a run found: its inputs, what they yielded and the ranked diagnoses.
 struct Analysis {
   std::vector<InputSummary> inputs;

@@ -77,6 +77,16 @@ inline constexpr std::string_view kCudaErrorName = "cuda_error_name";
 inline constexpr std::string_view kCudaErrorMeaning = "cuda_error_meaning";
 inline constexpr std::string_view kCudaErrorKind = "cuda_error_kind";
 
+// A DCGM error code by name (DCGM_FR_PENDING_ROW_REMAP). Code sets, from the tables'
+// "dcgm_errors", its number, DCGM's message and next steps, the severity DCGM gives it (ISOLATE,
+// RESET, TRIAGE, MONITOR, CONFIG, UNKNOWN) and its kind (decode_dcgm_errors, diagnose.h).
+inline constexpr std::string_view kDcgmError = "dcgm_error";
+inline constexpr std::string_view kDcgmErrorCode = "dcgm_error_code";
+inline constexpr std::string_view kDcgmErrorMessage = "dcgm_error_message";
+inline constexpr std::string_view kDcgmErrorNextSteps = "dcgm_error_next_steps";
+inline constexpr std::string_view kDcgmErrorSeverity = "dcgm_error_severity";
+inline constexpr std::string_view kDcgmErrorKind = "dcgm_error_kind";
+
 struct Reserved {
   std::string_view name;
   Shape shape;
@@ -110,6 +120,12 @@ inline constexpr Reserved kReserved[] = {
     {kCudaErrorName, Shape::kCodeOnly},
     {kCudaErrorMeaning, Shape::kCodeOnly},
     {kCudaErrorKind, Shape::kCodeOnly},
+    {kDcgmError, Shape::kText},
+    {kDcgmErrorCode, Shape::kCodeOnly},
+    {kDcgmErrorMessage, Shape::kCodeOnly},
+    {kDcgmErrorNextSteps, Shape::kCodeOnly},
+    {kDcgmErrorSeverity, Shape::kCodeOnly},
+    {kDcgmErrorKind, Shape::kCodeOnly},
 };
 
 // The reserved capture of that name, or nullptr.
