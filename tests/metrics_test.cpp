@@ -735,6 +735,12 @@ TEST_CASE("generic reader: a step-like and a loss-like key on one line, nothing 
             .empty());
 }
 
+// Issue 38 item 4: a NaN is read wherever it is printed, with no step (epfLLM/Megatron-LLM#34).
+TEST_CASE("issue 38: a NaN loss or grad norm without a step is still a point") {
+  CHECK(only_point({"***WARNING*** Bad grad_norm detected (grad_norm=nan)"}).grad_norm_nonfinite());
+  CHECK(read({"grad_norm=1.5", "loss: 2.5"}).empty());
+}
+
 // Issue 38 item 4: a loop that logs once per epoch is numbered by it (vpetren/gradnorm_tf#17).
 TEST_CASE("issue 38: a whole epoch number stands for the step of a per-epoch loss") {
   const std::vector<Series> series =

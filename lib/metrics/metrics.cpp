@@ -465,6 +465,10 @@ bool parse_word_line(std::string_view body, Record* r) {
     r->format = "deepspeed";
   } else if (r->has_step && loss_or_grad) {
     r->format = scan.quote == '"' ? "json" : r->throughput_key ? "torchtitan" : "generic";
+  } else if (loss_or_grad && (p.loss_nonfinite() || p.grad_norm_nonfinite())) {
+    // A NaN or Inf is news wherever it is printed, with or without a step ("Bad grad_norm
+    // detected (grad_norm=nan)"): numbered on from the latest point.
+    r->format = "generic";
   }
   if (r->format.empty() || (r->format == "hf-trainer" && !loss_or_grad)) return false;
   const std::string_view head = body.substr(0, scan.first_key);
@@ -916,7 +920,8 @@ Banner parse_banner(std::string_view body) {
 // Cheap literal checks: most lines of a log are not metrics. Megatron's "iteration" comes
 // early in its line, so it is looked for first.
 bool might_hold_metrics(std::string_view line) {
-  for (std::string_view marker : {"iteration", "loss", "step", "checkpoint", "Running training"}) {
+  for (std::string_view marker :
+       {"iteration", "loss", "step", "checkpoint", "Running training", "grad_norm"}) {
     if (line.find(marker) != std::string_view::npos) return true;
   }
   return false;

@@ -34,7 +34,8 @@ namespace faultline {
 //     numbered in order;
 //   generic "step=N loss=X", "iter: N, loss: X" and JSON lines {"step": N, "loss": X}: a step-like
 //     and a loss-like key on one line, not after "val"/"eval"/"test" (§5.9); a whole epoch
-//     number stands for the step of a loop that logs once per epoch ("epoch: 12 loss: 0.21").
+//     number stands for the step of a loop that logs once per epoch ("epoch: 12 loss: 0.21"), and
+//     a NaN or Inf loss or grad norm is a point even with no step ("grad_norm=nan").
 // Validation losses are a series of their own (Series::validation()), joined to the rank's open
 // segment of the same format: Megatron-LM's " validation loss at iteration N | lm loss value: X"
 // (not the test set's), the HF Trainer's "{'eval_loss': X, ...}" after the latest dict, and
