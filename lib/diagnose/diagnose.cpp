@@ -65,7 +65,7 @@ struct Context {
   const Knowledge& knowledge;
   MemoryRepair memory;
   // The events no diagnosis accounts for (account_for_events), for "unaccounted" conditions.
-  const std::unordered_set<const Event*>* unaccounted;
+  const std::unordered_set<const Event*>* unaccounted = nullptr;
 };
 
 std::optional<int> cause_xid(const Event& event) {
