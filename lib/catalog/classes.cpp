@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <set>
 
 #include "catalog/catalog.h"
@@ -311,49 +312,54 @@ bool parse_nvlink5_row(const json& entry, Nvlink5Decode* row, std::string* error
   return true;
 }
 
+// Calls `take(entry, code)` for each row of the table's code list `key` ("cuda_errors",
+// "dcgm_errors"): an object with a whole "code" and a text `name_key`. False and *error if the
+// list or a row is malformed.
+template <typename Take>
+bool for_each_code_row(const Table& table, const char* key, const char* name_key, Take take,
+                       std::string* error) {
+  auto it = table.doc.find(key);
+  if (it == table.doc.end()) return true;
+  if (!it->is_array()) {
+    *error = fmt::format(R"({}: "{}" must be an array)", table.path, key);
+    return false;
+  }
+  for (const json& entry : *it) {
+    const auto code = entry.is_object() ? entry.find("code") : entry.end();
+    if (code == entry.end() || !code->is_number_integer() || text(entry, name_key).empty()) {
+      *error = fmt::format(R"({}: {}: each needs a "code" and a "{}")", table.path, key, name_key);
+      return false;
+    }
+    take(entry, code->get<int>());
+  }
+  return true;
+}
+
 bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* error) {
   const json& doc = table.doc;
-  if (auto it = doc.find("dcgm_errors"); it != doc.end()) {
-    if (!it->is_array()) {
-      *error = table.path + R"(: "dcgm_errors" must be an array)";
-      return false;
-    }
-    for (const json& entry : *it) {
-      const auto code = entry.is_object() ? entry.find("code") : entry.end();
-      if (code == entry.end() || !code->is_number_integer() || text(entry, "name").empty()) {
-        *error = table.path + R"(: dcgm_errors: each needs a "code" and a "name")";
-        return false;
-      }
-      const DcgmError row{code->get<int>(),
-                          text(entry, "name"),
-                          text(entry, "message"),
-                          text(entry, "next_steps"),
-                          text(entry, "severity"),
-                          parse_class_kind(text(entry, "kind")).value_or(ClassKind::kUnknown)};
-      knowledge->dcgm_errors[row.name] = row;
-      if (auto aliases = entry.find("aliases"); aliases != entry.end() && aliases->is_array()) {
-        for (const json& alias : *aliases) {
-          if (alias.is_string()) knowledge->dcgm_errors[alias.get<std::string>()] = row;
-        }
+  const auto take_dcgm = [&](const json& entry, int code) {
+    const DcgmError row{code,
+                        text(entry, "name"),
+                        text(entry, "message"),
+                        text(entry, "next_steps"),
+                        text(entry, "severity"),
+                        parse_class_kind(text(entry, "kind")).value_or(ClassKind::kUnknown)};
+    knowledge->dcgm_errors[row.name] = row;
+    if (auto aliases = entry.find("aliases"); aliases != entry.end() && aliases->is_array()) {
+      for (const json& alias : *aliases) {
+        if (alias.is_string()) knowledge->dcgm_errors[alias.get<std::string>()] = row;
       }
     }
-  }
-  if (auto it = doc.find("cuda_errors"); it != doc.end()) {
-    if (!it->is_array()) {
-      *error = table.path + R"(: "cuda_errors" must be an array)";
-      return false;
-    }
-    for (const json& entry : *it) {
-      const auto code = entry.is_object() ? entry.find("code") : entry.end();
-      if (code == entry.end() || !code->is_number_integer() || text(entry, "runtime").empty()) {
-        *error = table.path + R"(: cuda_errors: each needs a "code" and a "runtime" name)";
-        return false;
-      }
-      knowledge->cuda_errors.push_back(
-          {code->get<int>(), text(entry, "runtime"), text(entry, "driver"), text(entry, "message"),
-           text(entry, "meaning"),
-           parse_class_kind(text(entry, "kind")).value_or(ClassKind::kUnknown)});
-    }
+  };
+  const auto take_cuda = [&](const json& entry, int code) {
+    knowledge->cuda_errors.push_back(
+        {code, text(entry, "runtime"), text(entry, "driver"), text(entry, "message"),
+         text(entry, "meaning"),
+         parse_class_kind(text(entry, "kind")).value_or(ClassKind::kUnknown)});
+  };
+  if (!for_each_code_row(table, "dcgm_errors", "name", take_dcgm, error) ||
+      !for_each_code_row(table, "cuda_errors", "runtime", take_cuda, error)) {
+    return false;
   }
   if (auto it = doc.find("actions"); it != doc.end() && it->is_object()) {
     for (const auto& [code, entry] : it->items()) {
