@@ -584,3 +584,33 @@ TEST_CASE("issue 38: generic CUDA and DCGM errors are read by their documented c
   CHECK(dcgm.diagnoses[0].failure->id == "dcgm-error-isolate");
   CHECK(has_note(dcgm.diagnoses[0], "severity RESET"));
 }
+
+// Issue 38, item 7: a driver line that names no GPU is about the one GPU its input's driver lines
+// name (NVIDIA/open-gpu-kernel-modules#1200, verbatim); with two GPUs named, about neither.
+TEST_CASE("issue 38: a driver line without a GPU joins the one GPU its input names") {
+  LogFolder logs;
+  const std::string one = logs.Write(
+      "one.log",
+      "NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out\n"
+      "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU "
+      "Reset Required)\n");
+  const Analysis single = run({one});
+  REQUIRE(!single.diagnoses.empty());
+  CHECK(single.diagnoses[0].gpu.pci == "0000:01:00.0");
+  const std::string two = logs.Write(
+      "two.log",
+      "NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out\n"
+      "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU "
+      "Reset Required)\n"
+      "NVRM: Xid (PCI:0000:02:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU "
+      "Reset Required)\n");
+  const Analysis both = run({two});
+  const bool heartbeat_on_a_gpu =
+      std::any_of(both.diagnoses.begin(), both.diagnoses.end(), [](const Diagnosis& d) {
+        return !d.gpu.pci.empty() &&
+               std::any_of(d.evidence.begin(), d.evidence.end(), [](const Evidence& e) {
+                 return e.signature.str() == "nvrm-gsp-heartbeat-timeout";
+               });
+      });
+  CHECK_FALSE(heartbeat_on_a_gpu);
+}

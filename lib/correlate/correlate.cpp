@@ -207,9 +207,27 @@ Correlation correlate(const std::vector<Event>& events, const std::vector<GpuSta
     return std::find(identity_signatures.begin(), identity_signatures.end(), event.signature) !=
            identity_signatures.end();
   };
+  // A driver line that names no GPU (a GSP heartbeat, a crash-dump notice) is about the one GPU
+  // the driver's lines of its input name, when they name exactly one: a single-GPU machine's log.
+  std::map<std::string_view, std::string_view> only_gpu;  // by input; "" once a second is named
+  for (const Event& event : events) {
+    if (event.gpu.pci.empty()) continue;
+    auto [it, added] = only_gpu.emplace(event.evidence.path.str(), event.gpu.pci);
+    if (!added && it->second != event.gpu.pci) it->second = {};
+  }
+  const auto driver_gpu = [&](const Event& event) -> std::string_view {
+    if (event.evidence.text.str().find("NVRM: ") == std::string_view::npos) return {};
+    auto it = only_gpu.find(event.evidence.path.str());
+    return it == only_gpu.end() ? std::string_view() : it->second;
+  };
   for (const Event& event : events) {
     if (event.gpu.pci.empty()) {
-      if (!is_identity(event)) out.without_gpu.push_back(&event);
+      if (is_identity(event)) continue;
+      if (const std::string_view pci = driver_gpu(event); !pci.empty()) {
+        table.Find(event.host, std::string(pci)).events.push_back(&event);
+      } else {
+        out.without_gpu.push_back(&event);
+      }
       continue;
     }
     GpuFindings& gpu = table.Find(event.host, event.gpu.pci);
