@@ -32,6 +32,7 @@ constexpr Key kSignatureKeys[] = {
     {"installed_gpu"},
     {"unrecognised"},
     {"continues"},
+    {"sets"},
 };
 
 // Everything `faultline explain` prints is asked for.

@@ -136,6 +136,19 @@ std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry
   signature->identity = bool_or(entry, "identity");
   signature->context = bool_or(entry, "context");
   signature->benign = bool_or(entry, "benign");
+  if (auto sets = entry.find("sets"); sets != entry.end()) {
+    if (!sets->is_object()) {
+      *error = R"("sets" must be an object of texts)";
+      return nullptr;
+    }
+    for (const auto& [name, value] : sets->items()) {
+      if (!value.is_string()) {
+        *error = R"("sets" must be an object of texts)";
+        return nullptr;
+      }
+      signature->sets.emplace_back(name, value.get<std::string>());
+    }
+  }
   signature->gpu_from_previous_line = bool_or(entry, "gpu_from_previous_line");
   signature->boot = bool_or(entry, "boot");
   signature->collective_timeout = bool_or(entry, "collective_timeout");

@@ -68,6 +68,9 @@ struct Signature {
   std::unique_ptr<re2::RE2> regex;
   std::unique_ptr<re2::RE2> head_regex;  // null without "continues"
   std::vector<std::string> group_names;  // [i] names capture group i + 1 ("" if unnamed)
+  // Fields every event of it carries whatever the line says ("sets": {"dcgm_error":
+  // "DCGM_FR_NVLINK_DOWN"}): what a message's fixed wording means, as a capture would say it.
+  std::vector<std::pair<std::string, std::string>> sets;
 };
 
 struct SignatureMatch {

@@ -115,6 +115,7 @@ class EventBuilder {
       }
       event.fields.set(name, value);
     }
+    for (const auto& [name, value] : signature.sets) event.fields.set(name, value);
     // The line's own rank tag ("[rank3]:"), else the rank its file is named after. A node-local
     // rank (torchrun's "[default3]:") is kept too: with the host it names a global rank.
     const auto tag = parse_rank_prefixes(line.text);
