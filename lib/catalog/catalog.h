@@ -230,6 +230,9 @@ struct Knowledge {
   std::vector<Nvlink5Decode> nvlink5_decode;  // the last table that has one gives it
   std::vector<CudaError> cuda_errors;
   std::map<std::string, DcgmError, std::less<>> dcgm_errors;  // by name and by alias
+  // NVSwitch SXids by number ("sxids"): their name and whether NVIDIA's Fabric Manager guide
+  // calls them fatal.
+  std::map<int, std::pair<std::string, bool>> sxids;
   // The timeline lane of each signature and derived event ("lane" in the tables).
   std::map<std::string, Lane, std::less<>> lanes;
   AnomalyParameters anomaly{};

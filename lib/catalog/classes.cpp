@@ -312,12 +312,12 @@ bool parse_nvlink5_row(const json& entry, Nvlink5Decode* row, std::string* error
   return true;
 }
 
-// Calls `take(entry, code)` for each row of the table's code list `key` ("cuda_errors",
-// "dcgm_errors"): an object with a whole "code" and a text `name_key`. False and *error if the
-// list or a row is malformed.
+// Calls `take(entry, number)` for each row of the table's code list `key` ("cuda_errors",
+// "dcgm_errors", "sxids"): an object with a whole `number_key` and a text `name_key`. False and
+// *error if the list or a row is malformed.
 template <typename Take>
-bool for_each_code_row(const Table& table, const char* key, const char* name_key, Take take,
-                       std::string* error) {
+bool for_each_code_row(const Table& table, const char* key, const char* number_key,
+                       const char* name_key, Take take, std::string* error) {
   auto it = table.doc.find(key);
   if (it == table.doc.end()) return true;
   if (!it->is_array()) {
@@ -325,9 +325,10 @@ bool for_each_code_row(const Table& table, const char* key, const char* name_key
     return false;
   }
   for (const json& entry : *it) {
-    const auto code = entry.is_object() ? entry.find("code") : entry.end();
+    const auto code = entry.is_object() ? entry.find(number_key) : entry.end();
     if (code == entry.end() || !code->is_number_integer() || text(entry, name_key).empty()) {
-      *error = fmt::format(R"({}: {}: each needs a "code" and a "{}")", table.path, key, name_key);
+      *error = fmt::format(R"({}: {}: each needs a "{}" and a "{}")", table.path, key, number_key,
+                           name_key);
       return false;
     }
     take(entry, code->get<int>());
@@ -357,8 +358,12 @@ bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* er
          text(entry, "meaning"),
          parse_class_kind(text(entry, "kind")).value_or(ClassKind::kUnknown)});
   };
-  if (!for_each_code_row(table, "dcgm_errors", "name", take_dcgm, error) ||
-      !for_each_code_row(table, "cuda_errors", "runtime", take_cuda, error)) {
+  const auto take_sxid = [&](const json& entry, int sxid) {
+    knowledge->sxids[sxid] = {text(entry, "name"), flag(entry, "fatal")};
+  };
+  if (!for_each_code_row(table, "dcgm_errors", "code", "name", take_dcgm, error) ||
+      !for_each_code_row(table, "cuda_errors", "code", "runtime", take_cuda, error) ||
+      !for_each_code_row(table, "sxids", "sxid", "name", take_sxid, error)) {
     return false;
   }
   if (auto it = doc.find("actions"); it != doc.end() && it->is_object()) {

@@ -11,7 +11,7 @@ constexpr Key kTableKeys[] = {
     {"schema"},         {"description"},        {"sources"},    {"macros"},         {"products"},
     {"default_memory"}, {"signatures"},         {"classes"},    {"xids"},           {"events"},
     {"actions"},        {"anomaly_parameters"}, {"recurrence"}, {"nvlink5_decode"},
-    {"cuda_errors"},    {"dcgm_errors"},
+    {"cuda_errors"},    {"dcgm_errors"},          {"sxids"},
 };
 
 constexpr Key kSignatureKeys[] = {

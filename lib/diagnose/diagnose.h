@@ -68,6 +68,11 @@ void decode_cuda_errors(const Knowledge& knowledge, std::vector<Event>* events);
 // nothing.
 void decode_dcgm_errors(const Knowledge& knowledge, std::vector<Event>* events);
 
+// Reads the SXid each event names (its "sxid" capture) by the catalog's "sxids" table: sets
+// sxid_name and sxid_severity ("Fatal" or "Non-fatal", as NVIDIA's Fabric Manager guide
+// classifies it). An SXid the table lacks sets nothing.
+void decode_sxids(const Knowledge& knowledge, std::vector<Event>* events);
+
 // What a run found: its inputs, what they yielded and the ranked diagnoses.
 struct Analysis {
   std::vector<InputSummary> inputs;

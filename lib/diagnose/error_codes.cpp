@@ -1,9 +1,12 @@
-// CUDA and DCGM error codes read by the catalog's tables of NVIDIA's documented codes.
+// CUDA and DCGM error codes and NVSwitch SXids read by the catalog's tables of NVIDIA's
+// documented codes.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "diagnose/diagnose.h"
 #include "model/captures.h"
+#include "model/text.h"
 
 namespace faultline {
 
@@ -34,6 +37,19 @@ void decode_dcgm_errors(const Knowledge& knowledge, std::vector<Event>* events) 
     event.fields.set(capture::kDcgmErrorNextSteps, row.next_steps);
     event.fields.set(capture::kDcgmErrorSeverity, row.severity);
     event.fields.set(capture::kDcgmErrorKind, class_kind_name(row.kind));
+  }
+}
+
+void decode_sxids(const Knowledge& knowledge, std::vector<Event>* events) {
+  if (knowledge.sxids.empty()) return;
+  for (Event& event : *events) {
+    auto named = event.fields.find(std::string(capture::kSxid));
+    if (named == event.fields.end()) continue;
+    const std::optional<int> sxid = parse_number<int>(named->second);
+    auto row = sxid ? knowledge.sxids.find(*sxid) : knowledge.sxids.end();
+    if (row == knowledge.sxids.end()) continue;
+    event.fields.set(capture::kSxidName, row->second.first);
+    event.fields.set(capture::kSxidSeverity, row->second.second ? "Fatal" : "Non-fatal");
   }
 }
 

@@ -87,6 +87,12 @@ inline constexpr std::string_view kDcgmErrorNextSteps = "dcgm_error_next_steps";
 inline constexpr std::string_view kDcgmErrorSeverity = "dcgm_error_severity";
 inline constexpr std::string_view kDcgmErrorKind = "dcgm_error_kind";
 
+// An NVSwitch SXid's number, as a line prints it. Code sets, from the tables' "sxids" (NVIDIA's
+// Fabric Manager guide), its name and "Fatal" or "Non-fatal" (decode_sxids, diagnose.h).
+inline constexpr std::string_view kSxid = "sxid";
+inline constexpr std::string_view kSxidName = "sxid_name";
+inline constexpr std::string_view kSxidSeverity = "sxid_severity";
+
 struct Reserved {
   std::string_view name;
   Shape shape;
@@ -126,6 +132,9 @@ inline constexpr Reserved kReserved[] = {
     {kDcgmErrorNextSteps, Shape::kCodeOnly},
     {kDcgmErrorSeverity, Shape::kCodeOnly},
     {kDcgmErrorKind, Shape::kCodeOnly},
+    {kSxid, Shape::kInteger},
+    {kSxidName, Shape::kCodeOnly},
+    {kSxidSeverity, Shape::kCodeOnly},
 };
 
 // The reserved capture of that name, or nullptr.
