@@ -68,6 +68,7 @@ struct Options {
   bool patterns = false;
   bool json = false;
   std::string table_dir;             // signatures lint|test DIR
+  bool lint_variants = false;        // signatures lint --variants
   std::vector<std::string> explain;  // explain ID | explain xid N
 };
 
@@ -545,9 +546,14 @@ int run_signatures_lint(const Options& options) {
   size_t first = 0;
   std::string error;
   if (!load_with_dir(options, &catalog, &first, &error)) return fail(error);
+  std::vector<std::string> problems = faultline::lint_tables(catalog, first);
+  if (options.lint_variants) {
+    for (std::string& miss : faultline::check_variants(*catalog.signatures)) {
+      problems.push_back(std::move(miss));
+    }
+  }
   return report_problems(
-      faultline::lint_tables(catalog, first),
-      std::to_string(faultline::table_count(catalog) - first) + " tables: no problem");
+      problems, std::to_string(faultline::table_count(catalog) - first) + " tables: no problem");
 }
 
 int run_signatures_test(const Options& options) {
@@ -810,6 +816,9 @@ int run(int argc, char** argv) {
   CLI::App* lint =
       signatures->add_subcommand("lint", "Check the tables' schema, ids and references");
   lint->add_option("dir", options.table_dir, "A folder of tables to lint (default: built-in)");
+  lint->add_flag("--variants", options.lint_variants,
+                 "Also match each example in the shapes other posts give it (other case, "
+                 "prefix removed, prefix added) and list those its pattern misses");
   add_signatures_option(lint, &options);
   CLI::App* test = signatures->add_subcommand("test", "Run every signature's example lines");
   test->add_option("dir", options.table_dir, "A folder of tables to add to the built-in ones");

@@ -1,9 +1,11 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
+#include "builtin_catalog.h"
 #include "catalog/catalog.h"
 #include "catalog/signatures.h"
 #include "catalog/tables.h"
@@ -128,4 +130,19 @@ TEST_CASE("lint: a clean user table that overrides a built-in class") {
     ]})json");
   for (const auto& problem : problems) MESSAGE(problem);
   CHECK(problems.empty());
+}
+
+// Issue 38, item 5: the variant report measures the tolerance policy. An unanchored pattern
+// takes a launcher's prefix before its line; a case-sensitive one misses the line in lower case.
+TEST_CASE("issue 38: signatures lint --variants lists the shapes a pattern misses") {
+  const std::vector<std::string> misses = check_variants(*catalog().signatures);
+  const auto listed = [&](std::string_view id, std::string_view kind) {
+    return std::any_of(misses.begin(), misses.end(), [&](const std::string& miss) {
+      return miss.find("signature " + std::string(id) + ": misses " + std::string(kind)) !=
+             std::string::npos;
+    });
+  };
+  CHECK_FALSE(listed("gpu-fallen-off-bus", "prefix added"));
+  CHECK(listed("gpu-fallen-off-bus", "other case"));
+  CHECK(listed("journal-boot-separator", "prefix added"));
 }

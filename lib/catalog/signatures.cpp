@@ -4,6 +4,7 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "catalog/schema.h"
@@ -430,6 +431,39 @@ bool match_wrapped(const Signature& signature, const std::vector<std::string_vie
     if (match_one(signature, *joined, match)) return true;
   }
   return false;
+}
+
+std::vector<std::string> check_variants(const SignatureSet& set) {
+  std::vector<std::string> misses;
+  for (const auto& signature : set.signatures()) {
+    if (signature->unrecognised) continue;
+    const std::string where = signature->table + ": signature " + signature->id + ": misses ";
+    for (const SignatureExample& example : signature->must_match) {
+      const std::string& line = example.line;
+      if (line.find('\n') != std::string::npos) continue;
+      std::vector<std::pair<std::string_view, std::string>> variants;
+      std::string lower = line;
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (lower != line) variants.emplace_back("other case", lower);
+      for (std::string_view prefix : {"NVRM: ", "nvidia-smi: "}) {
+        if (const size_t at = line.find(prefix); at != std::string::npos) {
+          variants.emplace_back("prefix removed",
+                                line.substr(0, at) + line.substr(at + prefix.size()));
+        }
+      }
+      for (std::string_view prefix : {"(RayTrainWorker pid=1234) ", "[worker-3] ", "node17 | "}) {
+        variants.emplace_back("prefix added", std::string(prefix) + line);
+      }
+      for (const auto& [kind, text] : variants) {
+        SignatureMatch match;
+        if (!match_one(*signature, text, &match)) {
+          misses.push_back(where + std::string(kind) + ": " + text);
+        }
+      }
+    }
+  }
+  return misses;
 }
 
 std::vector<std::string> check_examples(const SignatureSet& set) {

@@ -126,4 +126,12 @@ bool match_wrapped(const Signature& signature, const std::vector<std::string_vie
 // does not match, and its lines joined must match.
 std::vector<std::string> check_examples(const SignatureSet& set);
 
+// Matches every one-line example of every signature that is not "unrecognised" in the shapes
+// other posts give it, and returns one line per variant the pattern misses ("PATH: signature
+// ID: misses other case: LINE"): the line in lower case ("other case"), without the driver's
+// "NVRM: " or nvidia-smi's "nvidia-smi: " prefix ("prefix removed"), and behind a launcher's
+// prefix ("(RayTrainWorker pid=1234) ", "[worker-3] ", "node17 | ": "prefix added"). The policy
+// README states, measured.
+std::vector<std::string> check_variants(const SignatureSet& set);
+
 }  // namespace faultline
