@@ -64,7 +64,7 @@ constexpr size_t kEvidencePerCondition = 8;
 struct Context {
   const Knowledge& knowledge;
   MemoryRepair memory;
-  // The events no diagnosis accounts for (account_for_events), for "unaccounted" conditions.
+  // The events no diagnosis accounts for (unaccounted_events), for "unaccounted" conditions.
   const std::unordered_set<const Event*>* unaccounted = nullptr;
 };
 
