@@ -8,10 +8,11 @@ namespace {
 using enum Need;
 
 constexpr Key kTableKeys[] = {
-    {"schema"},         {"description"},        {"sources"},    {"macros"},         {"products"},
-    {"default_memory"}, {"signatures"},         {"classes"},    {"xids"},           {"events"},
-    {"actions"},        {"anomaly_parameters"}, {"recurrence"}, {"nvlink5_decode"},
-    {"cuda_errors"},    {"dcgm_errors"},          {"sxids"},
+    {"schema"},     {"description"},    {"sources"},     {"macros"},
+    {"products"},   {"default_memory"}, {"signatures"},  {"classes"},
+    {"xids"},       {"events"},         {"actions"},     {"anomaly_parameters"},
+    {"recurrence"}, {"nvlink5_decode"}, {"cuda_errors"}, {"dcgm_errors"},
+    {"sxids"},
 };
 
 constexpr Key kSignatureKeys[] = {
