@@ -498,3 +498,47 @@ TEST_CASE("only one rank logs the loss: the spike stays job-wide, and the report
            "GPU.";
   }));
 }
+
+// Issue 38 item 7: the device plugin names the GPU by UUID (once in full, once shortened as a
+// poster would), the kernel by address, and a `-q` dump ties the two: one GPU, one finding.
+TEST_CASE("one Xid seen by the kernel and by the device plugin under a UUID is one finding") {
+  LogFolder logs;
+  logs.Write("kern.log",
+             "Jan 14 22:15:17 node-a kernel: [2437042.862382] NVRM: Xid (PCI:0000:84:00): 94, "
+             "pid=7062, name=python, Contained: SM (0x1). RST: No, D-RST: No\n");
+  logs.Write("nvidia-smi-q.txt",
+             "Attached GPUs                       : 1\n"
+             "GPU 00000000:84:00.0\n"
+             "    Product Name                    : Tesla V100-PCIE-16GB\n"
+             "    GPU UUID                        : GPU-1f2eba5a-54f6-7a53-978b-9ab84bd291c0\n");
+  logs.Write("nvidia-device-plugin.log",
+             "I0809 13:32:51.873541       1 health.go:185] XidCriticalError: Xid=94 on "
+             "Device=GPU-1f2eba5a-54f6-7a53-978b-9ab84bd291c0; marking device as unhealthy.\n"
+             "I0809 13:32:52.873541       1 health.go:185] XidCriticalError: Xid=94 on "
+             "Device=GPU-1f2eba5a; marking device as unhealthy.\n");
+  const Analysis analysis = analyze({logs.path()}, catalog());
+  std::vector<const Diagnosis*> xid94;
+  for (const Diagnosis& d : analysis.diagnoses) {
+    if (d.severity >= Severity::kWarning) xid94.push_back(&d);
+  }
+  REQUIRE(xid94.size() == 1);
+  CHECK(xid94[0]->gpu.pci == "0000:84:00.0");
+  CHECK(xid94[0]->gpu.uuid == "GPU-1f2eba5a-54f6-7a53-978b-9ab84bd291c0");
+  CHECK(xid94[0]->evidence.size() == 3);
+}
+
+TEST_CASE("a shortened UUID that begins two known UUIDs names neither") {
+  auto event = [](std::string uuid) {
+    Event e;
+    e.signature = "k8s-device-plugin-xid";
+    e.gpu.uuid = uuid;
+    return e;
+  };
+  const std::vector<Event> events = {event("GPU-1f2eba5a-54f6-7a53-978b-9ab84bd291c0"),
+                                     event("GPU-1f2eba5a-0000-7a53-978b-9ab84bd291c0"),
+                                     event("GPU-1f2eba5a")};
+  const Correlation correlation = correlate(events, {}, {});
+  CHECK(correlation.gpus.size() == 2);
+  REQUIRE(correlation.without_gpu.size() == 1);
+  CHECK(correlation.without_gpu[0]->gpu.uuid == "GPU-1f2eba5a");
+}

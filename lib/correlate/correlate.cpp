@@ -1,8 +1,10 @@
 #include "correlate/correlate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -23,6 +25,62 @@ std::string host_key(const std::string& host) {
   const bool address = !host.empty() && host.find_first_not_of("0123456789.") == std::string::npos;
   return address ? host : host.substr(0, host.find('.'));
 }
+
+// The GPUs that lines and dumps name by UUID, with the address where one of them also gives it.
+// A UUID the poster shortened ("GPU-3f2a91c0", "GPU-3f2a91c0-...") names the one known UUID it
+// begins, when only one does.
+class UuidDirectory {
+ public:
+  struct Entry {
+    std::string key;   // the longest known spelling, lower case, without a trailing "-..."
+    std::string uuid;  // that spelling as printed
+    std::string pci;
+    std::string host;
+  };
+
+  void Note(const GpuRef& gpu, const std::string& host) {
+    if (gpu.uuid.empty()) return;
+    const std::string key = lower(gpu.uuid.str());
+    Entry& entry = entries_[key];
+    entry.key = key;
+    if (entry.uuid.empty()) entry.uuid = std::string(gpu.uuid.str());
+    if (entry.pci.empty()) entry.pci = gpu.pci;
+    if (entry.host.empty()) entry.host = host;
+  }
+
+  // The GPU `uuid` names, or nullopt when it names none or several.
+  std::optional<Entry> Resolve(std::string_view uuid) const {
+    const std::string key = lower(uuid);
+    if (key.size() < kShortest) return std::nullopt;
+    // The UUIDs it begins sort together; they name one GPU when each begins the next (a
+    // shorter spelling of one UUID), and then the last is the full one.
+    auto first = entries_.lower_bound(key);
+    if (first == entries_.end() || !first->first.starts_with(key)) return std::nullopt;
+    Entry entry = first->second;
+    for (auto it = std::next(first); it != entries_.end() && it->first.starts_with(key); ++it) {
+      if (!it->first.starts_with(entry.key)) return std::nullopt;
+      entry.key = it->first;
+      entry.uuid = it->second.uuid;
+      if (entry.pci.empty()) entry.pci = it->second.pci;
+      if (entry.host.empty()) entry.host = it->second.host;
+    }
+    return entry;
+  }
+
+ private:
+  // "GPU-" and eight hex digits: the first group of a UUID, the least a poster keeps.
+  static constexpr size_t kShortest = 12;
+
+  static std::string lower(std::string_view text) {
+    std::string out(text);
+    // A shortened UUID ends where the poster cut it: "GPU-3f2a91c0-..." is "GPU-3f2a91c0-".
+    while (!out.empty() && (out.back() == '.' || out.back() == '-')) out.pop_back();
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  }
+
+  std::map<std::string, Entry> entries_;
+};
 
 class GpuTable {
  public:
@@ -71,6 +129,27 @@ class GpuTable {
     return out_->gpus[it->second];
   }
 
+  // The GPU a line or dump that shows no address names by UUID, else by index on its host
+  // when another dump ties that index to an address; nullptr when neither tells.
+  GpuFindings* FindWithoutAddress(const std::string& host, const GpuRef& gpu,
+                                  const UuidDirectory& uuids) {
+    const std::optional<UuidDirectory::Entry> known = uuids.Resolve(gpu.uuid.str());
+    if (known && !known->pci.empty()) {
+      return &Find(known->host.empty() ? host : known->host, known->pci);
+    }
+    if (const std::string pci = PciOfIndex(host, gpu.index); !pci.empty()) {
+      return &Find(host, pci);
+    }
+    if (!known) return nullptr;
+    auto [it, inserted] = by_uuid_.emplace(known->key, out_->gpus.size());
+    if (inserted) {
+      out_->gpus.emplace_back();
+      out_->gpus.back().host = known->host.empty() ? host : known->host;
+      out_->gpus.back().gpu.uuid = known->uuid;
+    }
+    return &out_->gpus[it->second];
+  }
+
   // The GPU of a dump that shows no address (a pasted `-q` section, a dcgmi report naming GPUs
   // by id): its address when another dump of the host ties its index to one, else a GPU of
   // unknown address, one per host and index.
@@ -90,6 +169,7 @@ class GpuTable {
   std::map<std::string, std::set<std::string>> hosts_of_;
   std::map<std::pair<std::string, std::string>, size_t> index_;
   std::map<std::pair<std::string, std::optional<int>>, size_t> unaddressed_;
+  std::map<std::string, size_t> by_uuid_;  // GPUs known by UUID alone
   std::map<std::pair<std::string, int>, std::string> pci_of_index_;
 };
 
@@ -203,6 +283,10 @@ Correlation correlate(const std::vector<Event>& events, const std::vector<GpuSta
     table.NoteIndex(state);
   }
 
+  UuidDirectory uuids;
+  for (const Event& event : events) uuids.Note(event.gpu, event.host);
+  for (const GpuState& state : states) uuids.Note(state.gpu, state.host);
+
   const auto is_identity = [&](const Event& event) {
     return std::find(identity_signatures.begin(), identity_signatures.end(), event.signature) !=
            identity_signatures.end();
@@ -223,7 +307,10 @@ Correlation correlate(const std::vector<Event>& events, const std::vector<GpuSta
   for (const Event& event : events) {
     if (event.gpu.pci.empty()) {
       if (is_identity(event)) continue;
-      if (const std::string_view pci = driver_gpu(event); !pci.empty()) {
+      if (GpuFindings* gpu = table.FindWithoutAddress(event.host, event.gpu, uuids)) {
+        merge_identity(event.gpu, &gpu->gpu);
+        gpu->events.push_back(&event);
+      } else if (const std::string_view pci = driver_gpu(event); !pci.empty()) {
         table.Find(event.host, std::string(pci)).events.push_back(&event);
       } else {
         out.without_gpu.push_back(&event);
@@ -235,10 +322,12 @@ Correlation correlate(const std::vector<Event>& events, const std::vector<GpuSta
     if (!is_identity(event)) gpu.events.push_back(&event);
   }
   for (const GpuState& state : states) {
-    GpuFindings& gpu = state.gpu.pci.empty() ? table.FindUnaddressed(state.host, state.gpu.index)
-                                             : table.Find(state.host, state.gpu.pci);
-    merge_identity(state.gpu, &gpu.gpu);
-    gpu.states.push_back(&state);
+    GpuFindings* gpu = state.gpu.pci.empty()
+                           ? table.FindWithoutAddress(state.host, state.gpu, uuids)
+                           : &table.Find(state.host, state.gpu.pci);
+    if (!gpu) gpu = &table.FindUnaddressed(state.host, state.gpu.index);
+    merge_identity(state.gpu, &gpu->gpu);
+    gpu->states.push_back(&state);
   }
   const RankGpus ranks(events, table);
   for (const Event* event : out.without_gpu) {
