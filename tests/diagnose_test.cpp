@@ -585,6 +585,27 @@ TEST_CASE("issue 38: generic CUDA and DCGM errors are read by their documented c
   CHECK(has_note(dcgm.diagnoses[0], "severity RESET"));
 }
 
+// NVML's errors, the same way: by nvml.h's code, whatever tool printed them (nvidia-smi, pynvml;
+// lines as posted in NVIDIA/dcgm-exporter#604 and rossumai/nvgpu#6).
+TEST_CASE("issue 38: NVML errors are read by their documented codes") {
+  LogFolder logs;
+  const Analysis lost = run({logs.Write("nvgpu.log",
+                                        "    raise NVMLError(ret)\nNVMLError_GpuIsLost: GPU is "
+                                        "lost\n")});
+  REQUIRE(!lost.diagnoses.empty());
+  CHECK(lost.diagnoses[0].failure->id == "gpu-off-bus");
+  const Analysis handle = run(
+      {logs.Write("nvidia-smi.txt",
+                  "Unable to determine the device handle for GPU 000:BA:80.0: Unknown Error\n")});
+  REQUIRE(!handle.diagnoses.empty());
+  CHECK(handle.diagnoses[0].failure->id == "gpu-device-handle-unknown-error");
+  const Analysis blocked = run({logs.Write(
+      "smi.txt", "Failed to initialize NVML: GPU access blocked by the operating system\n")});
+  REQUIRE(blocked.diagnoses.size() == 1);
+  CHECK(blocked.diagnoses[0].failure->id == "nvml-error");
+  CHECK(has_note(blocked.diagnoses[0], "17 (NVML_ERROR_OPERATING_SYSTEM)"));
+}
+
 // Issue 38, item 7: a driver line that names no GPU is about the one GPU its input's driver lines
 // name (NVIDIA/open-gpu-kernel-modules#1200, verbatim); with two GPUs named, about neither.
 TEST_CASE("issue 38: a driver line without a GPU joins the one GPU its input names") {

@@ -124,7 +124,7 @@ TEST_CASE("pasted: a shell prompt names the host of the lines printed after it")
       "[Fri Apr  5 21:29:39 2024] NVRM: GPU 0000:a1:00.0: GPU has fallen off the bus.\n",
       options);
   REQUIRE_FALSE(result.events.empty());
-  CHECK_FALSE(events_of(result, "nvidia-smi-handle-unknown-error").empty());
+  CHECK_FALSE(events_of(result, "nvml-device-handle-error").empty());
   const auto off_bus = events_of(result, "xid-79-off-bus");
   REQUIRE(off_bus.size() == 1);
   CHECK(off_bus[0]->gpu.pci == "0000:a1:00.0");

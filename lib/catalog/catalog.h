@@ -165,15 +165,22 @@ struct Nvlink5Decode {
   std::optional<Promotion> action2;
 };
 
-// One of CUDA's error codes ("cuda_errors" in the tables), from NVIDIA's runtime API reference.
-struct CudaError {
+// One of an NVIDIA library's documented error codes: CUDA's ("cuda_errors" in the tables, from
+// the runtime API reference) or NVML's ("nvml_errors", from nvml.h's nvmlReturn_t).
+struct ApiError {
   int code = 0;
-  std::string runtime;  // cudaErrorIllegalAddress
-  std::string driver;   // CUDA_ERROR_ILLEGAL_ADDRESS; "" when no CUresult has the number
-  std::string message;  // cudaGetErrorString's text
+  // The names programs print it by, the first the table's key: cudaErrorIllegalAddress and
+  // CUDA_ERROR_ILLEGAL_ADDRESS; NVML_ERROR_GPU_IS_LOST, go-nvml's ERROR_GPU_IS_LOST and
+  // pynvml's NVMLError_GpuIsLost.
+  std::vector<std::string> names;
+  std::string message;  // the library's error string: cudaGetErrorString, nvmlErrorString
   std::string meaning;  // what the documentation says it means
   ClassKind kind = ClassKind::kUnknown;
 };
+
+// The error of `table` a line names: by one of its names, or by the message the text starts
+// with (the longest that fits, without case); nullptr when none does.
+const ApiError* find_api_error(const std::vector<ApiError>& table, std::string_view named);
 
 // One of DCGM's error codes ("dcgm_errors" in the tables), from DCGM's dcgm_errors.h.
 struct DcgmError {
@@ -228,7 +235,8 @@ struct Knowledge {
   std::map<int, XidEntry> xids;
   std::map<std::string, XidAction> actions;
   std::vector<Nvlink5Decode> nvlink5_decode;  // the last table that has one gives it
-  std::vector<CudaError> cuda_errors;
+  std::vector<ApiError> cuda_errors;
+  std::vector<ApiError> nvml_errors;
   std::map<std::string, DcgmError, std::less<>> dcgm_errors;  // by name and by alias
   // NVSwitch SXids by number ("sxids"): their name and whether NVIDIA's Fabric Manager guide
   // calls them fatal.
@@ -246,9 +254,6 @@ struct Knowledge {
 
   const FailureClass* find_class(std::string_view id) const;
   const XidEntry* find_xid(int xid) const;
-  // The CUDA error a line names: by runtime or driver name, or by the message the text starts
-  // with (the longest that fits, without case); nullptr when none does.
-  const CudaError* find_cuda_error(std::string_view named) const;
   // The lane of a signature or derived event; device state fields and unknown ids: hardware.
   Lane lane_of(std::string_view id) const;
 };

@@ -313,8 +313,8 @@ bool parse_nvlink5_row(const json& entry, Nvlink5Decode* row, std::string* error
 }
 
 // Calls `take(entry, number)` for each row of the table's code list `key` ("cuda_errors",
-// "dcgm_errors", "sxids"): an object with a whole `number_key` and a text `name_key`. False and
-// *error if the list or a row is malformed.
+// "nvml_errors", "dcgm_errors", "sxids"): an object with a whole `number_key` and a text
+// `name_key`. False and *error if the list or a row is malformed.
 template <typename Take>
 bool for_each_code_row(const Table& table, const char* key, const char* number_key,
                        const char* name_key, Take take, std::string* error) {
@@ -352,17 +352,35 @@ bool load_catalog_part(const Table& table, Knowledge* knowledge, std::string* er
       }
     }
   };
+  // A row of "cuda_errors" or "nvml_errors": its name keys, then its aliases.
+  const auto api_error = [&](const json& entry, int code, std::initializer_list<const char*> keys) {
+    ApiError row{code,
+                 {},
+                 text(entry, "message"),
+                 text(entry, "meaning"),
+                 parse_class_kind(text(entry, "kind")).value_or(ClassKind::kUnknown)};
+    for (const char* key : keys) {
+      if (std::string name = text(entry, key); !name.empty()) row.names.push_back(std::move(name));
+    }
+    if (auto aliases = entry.find("aliases"); aliases != entry.end() && aliases->is_array()) {
+      for (const json& alias : *aliases) {
+        if (alias.is_string()) row.names.push_back(alias.get<std::string>());
+      }
+    }
+    return row;
+  };
   const auto take_cuda = [&](const json& entry, int code) {
-    knowledge->cuda_errors.push_back(
-        {code, text(entry, "runtime"), text(entry, "driver"), text(entry, "message"),
-         text(entry, "meaning"),
-         parse_class_kind(text(entry, "kind")).value_or(ClassKind::kUnknown)});
+    knowledge->cuda_errors.push_back(api_error(entry, code, {"runtime", "driver"}));
+  };
+  const auto take_nvml = [&](const json& entry, int code) {
+    knowledge->nvml_errors.push_back(api_error(entry, code, {"name"}));
   };
   const auto take_sxid = [&](const json& entry, int sxid) {
     knowledge->sxids[sxid] = {text(entry, "name"), flag(entry, "fatal")};
   };
   if (!for_each_code_row(table, "dcgm_errors", "code", "name", take_dcgm, error) ||
       !for_each_code_row(table, "cuda_errors", "code", "runtime", take_cuda, error) ||
+      !for_each_code_row(table, "nvml_errors", "code", "name", take_nvml, error) ||
       !for_each_code_row(table, "sxids", "sxid", "name", take_sxid, error)) {
     return false;
   }
@@ -640,7 +658,7 @@ const XidEntry* Knowledge::find_xid(int xid) const {
   return it == xids.end() ? nullptr : &it->second;
 }
 
-const CudaError* Knowledge::find_cuda_error(std::string_view named) const {
+const ApiError* find_api_error(const std::vector<ApiError>& table, std::string_view named) {
   const auto lower = [](std::string_view text) {
     std::string out(text);
     std::transform(out.begin(), out.end(), out.begin(),
@@ -648,9 +666,11 @@ const CudaError* Knowledge::find_cuda_error(std::string_view named) const {
     return out;
   };
   const std::string said = lower(named);
-  const CudaError* best = nullptr;
-  for (const CudaError& error : cuda_errors) {
-    if (named == error.runtime || (!error.driver.empty() && named == error.driver)) return &error;
+  const ApiError* best = nullptr;
+  for (const ApiError& error : table) {
+    if (std::find(error.names.begin(), error.names.end(), named) != error.names.end()) {
+      return &error;
+    }
     if (!error.message.empty() && said.starts_with(lower(error.message)) &&
         (!best || error.message.size() > best->message.size())) {
       best = &error;

@@ -12,7 +12,7 @@ constexpr Key kTableKeys[] = {
     {"products"},   {"default_memory"}, {"signatures"},  {"classes"},
     {"xids"},       {"events"},         {"actions"},     {"anomaly_parameters"},
     {"recurrence"}, {"nvlink5_decode"}, {"cuda_errors"}, {"dcgm_errors"},
-    {"sxids"},
+    {"sxids"},      {"nvml_errors"},
 };
 
 constexpr Key kSignatureKeys[] = {

@@ -62,6 +62,11 @@ void decode_nvlink5(const Knowledge& knowledge, std::vector<Event>* events);
 // classes' conditions and notes read like captured fields. A name the table lacks sets nothing.
 void decode_cuda_errors(const Knowledge& knowledge, std::vector<Event>* events);
 
+// The same for the NVML error each event names (its "nvml_error" capture) by the catalog's
+// "nvml_errors" table: sets nvml_error_code, nvml_error_name (nvml.h's), nvml_error_meaning and
+// nvml_error_kind.
+void decode_nvml_errors(const Knowledge& knowledge, std::vector<Event>* events);
+
 // Reads the DCGM error code each event names (its "dcgm_error" capture) by the catalog's
 // "dcgm_errors" table: sets dcgm_error_code, dcgm_error_message, dcgm_error_next_steps,
 // dcgm_error_severity and dcgm_error_kind (model/captures.h). A name the table lacks sets

@@ -1,4 +1,4 @@
-// CUDA and DCGM error codes and NVSwitch SXids read by the catalog's tables of NVIDIA's
+// CUDA, NVML and DCGM error codes and NVSwitch SXids read by the catalog's tables of NVIDIA's
 // documented codes.
 #include <optional>
 #include <string>
@@ -10,18 +10,42 @@
 
 namespace faultline {
 
-void decode_cuda_errors(const Knowledge& knowledge, std::vector<Event>* events) {
-  if (knowledge.cuda_errors.empty()) return;
+namespace {
+
+// The capture an API error table reads, and the fields it sets.
+struct ApiErrorFields {
+  std::string_view named, code, name, meaning, kind;
+};
+
+void decode_api_errors(const std::vector<ApiError>& table, const ApiErrorFields& fields,
+                       std::vector<Event>* events) {
+  if (table.empty()) return;
   for (Event& event : *events) {
-    auto named = event.fields.find(std::string(capture::kCudaError));
+    auto named = event.fields.find(std::string(fields.named));
     if (named == event.fields.end()) continue;
-    const CudaError* error = knowledge.find_cuda_error(named->second);
+    const ApiError* error = find_api_error(table, named->second);
     if (!error) continue;
-    event.fields.set(capture::kCudaErrorCode, std::to_string(error->code));
-    event.fields.set(capture::kCudaErrorName, error->runtime);
-    event.fields.set(capture::kCudaErrorMeaning, error->meaning);
-    event.fields.set(capture::kCudaErrorKind, class_kind_name(error->kind));
+    event.fields.set(fields.code, std::to_string(error->code));
+    event.fields.set(fields.name, error->names.front());
+    event.fields.set(fields.meaning, error->meaning);
+    event.fields.set(fields.kind, class_kind_name(error->kind));
   }
+}
+
+}  // namespace
+
+void decode_cuda_errors(const Knowledge& knowledge, std::vector<Event>* events) {
+  decode_api_errors(knowledge.cuda_errors,
+                    {capture::kCudaError, capture::kCudaErrorCode, capture::kCudaErrorName,
+                     capture::kCudaErrorMeaning, capture::kCudaErrorKind},
+                    events);
+}
+
+void decode_nvml_errors(const Knowledge& knowledge, std::vector<Event>* events) {
+  decode_api_errors(knowledge.nvml_errors,
+                    {capture::kNvmlError, capture::kNvmlErrorCode, capture::kNvmlErrorName,
+                     capture::kNvmlErrorMeaning, capture::kNvmlErrorKind},
+                    events);
 }
 
 void decode_dcgm_errors(const Knowledge& knowledge, std::vector<Event>* events) {

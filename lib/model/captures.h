@@ -77,6 +77,16 @@ inline constexpr std::string_view kCudaErrorName = "cuda_error_name";
 inline constexpr std::string_view kCudaErrorMeaning = "cuda_error_meaning";
 inline constexpr std::string_view kCudaErrorKind = "cuda_error_kind";
 
+// An NVML error as a line names it: nvmlErrorString's text ("GPU is lost"), its nvml.h name
+// (NVML_ERROR_GPU_IS_LOST) or a binding's (pynvml's NVMLError_GpuIsLost). Code sets, from the
+// tables' "nvml_errors", its number, its nvml.h name, NVIDIA's meaning and its kind
+// (decode_nvml_errors, diagnose.h).
+inline constexpr std::string_view kNvmlError = "nvml_error";
+inline constexpr std::string_view kNvmlErrorCode = "nvml_error_code";
+inline constexpr std::string_view kNvmlErrorName = "nvml_error_name";
+inline constexpr std::string_view kNvmlErrorMeaning = "nvml_error_meaning";
+inline constexpr std::string_view kNvmlErrorKind = "nvml_error_kind";
+
 // A DCGM error code by name (DCGM_FR_PENDING_ROW_REMAP). Code sets, from the tables'
 // "dcgm_errors", its number, DCGM's message and next steps, the severity DCGM gives it (ISOLATE,
 // RESET, TRIAGE, MONITOR, CONFIG, UNKNOWN) and its kind (decode_dcgm_errors, diagnose.h).
@@ -126,6 +136,11 @@ inline constexpr Reserved kReserved[] = {
     {kCudaErrorName, Shape::kCodeOnly},
     {kCudaErrorMeaning, Shape::kCodeOnly},
     {kCudaErrorKind, Shape::kCodeOnly},
+    {kNvmlError, Shape::kText},
+    {kNvmlErrorCode, Shape::kCodeOnly},
+    {kNvmlErrorName, Shape::kCodeOnly},
+    {kNvmlErrorMeaning, Shape::kCodeOnly},
+    {kNvmlErrorKind, Shape::kCodeOnly},
     {kDcgmError, Shape::kText},
     {kDcgmErrorCode, Shape::kCodeOnly},
     {kDcgmErrorMessage, Shape::kCodeOnly},

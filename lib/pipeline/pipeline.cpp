@@ -274,6 +274,7 @@ void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* a
   }
   decode_nvlink5(catalog.knowledge, &analysis->events);
   decode_cuda_errors(catalog.knowledge, &analysis->events);
+  decode_nvml_errors(catalog.knowledge, &analysis->events);
   decode_dcgm_errors(catalog.knowledge, &analysis->events);
   decode_sxids(catalog.knowledge, &analysis->events);
   Correlation correlation = correlate(analysis->events, analysis->states,
