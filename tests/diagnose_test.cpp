@@ -602,8 +602,12 @@ TEST_CASE("issue 38: NVML errors are read by their documented codes") {
   const Analysis blocked = run({logs.Write(
       "smi.txt", "Failed to initialize NVML: GPU access blocked by the operating system\n")});
   REQUIRE(blocked.diagnoses.size() == 1);
-  CHECK(blocked.diagnoses[0].failure->id == "nvml-error");
-  CHECK(has_note(blocked.diagnoses[0], "17 (NVML_ERROR_OPERATING_SYSTEM)"));
+  CHECK(blocked.diagnoses[0].failure->id == "gpu-not-visible");
+  const Analysis denied =
+      run({logs.Write("denied.txt", "Failed to initialize NVML: Insufficient Permissions\n")});
+  REQUIRE(denied.diagnoses.size() == 1);
+  CHECK(denied.diagnoses[0].failure->id == "nvml-error");
+  CHECK(has_note(denied.diagnoses[0], "4 (NVML_ERROR_NO_PERMISSION)"));
 }
 
 // Issue 38, item 7: a driver line that names no GPU is about the one GPU its input's driver lines

@@ -940,3 +940,32 @@ TEST_CASE("series share a point budget and never grow back") {
   share_points(&series, 40, 16);
   CHECK(series[0].capacity() == 16);
 }
+
+TEST_CASE("fairseq's overflow lines are skipped updates at a falling scale (fairseq#512)") {
+  const auto series =
+      read({"| WARNING: overflow detected, setting loss scale to: 0.25",
+            "| WARNING: overflow detected, setting loss scale to: 0.125",
+            "2020-07-17 07:11:02 | INFO | fairseq.trainer | NOTE: overflow detected, setting loss "
+            "scale to: 64.0"});
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].format == "fairseq");
+  const auto& p = series[0].points();
+  REQUIRE(p.size() == 3);
+  for (const P& point : p) CHECK(point.skipped == 1);
+  CHECK(p[0].loss_scale == 0.25f);
+  CHECK(p[1].loss_scale == 0.125f);
+  CHECK(p[2].loss_scale == 64.0f);
+}
+
+TEST_CASE("a Megatron record wrapped over lines keeps its NaN grad norm (Megatron-Bridge#5306)") {
+  const auto series = read({"iteration 5/50 | elapsed time per iteration: 21392.5 ms |",
+                            "learning rate: 1.350000E-04 | global batch size: 4096 |",
+                            "loss scale: 1.0 | grad norm: nan |",
+                            "number of skipped iterations: 0 | number of nan iterations: 0"});
+  REQUIRE(series.size() == 1);
+  const auto& p = series[0].points();
+  REQUIRE(!p.empty());
+  CHECK(p.back().grad_norm_nonfinite());
+  // A wrapped line of finite values is no point.
+  CHECK(read({"loss scale: 1.0 | grad norm: 0.52 |"}).empty());
+}

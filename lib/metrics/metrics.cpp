@@ -309,13 +309,13 @@ std::optional<double> read_human(std::string_view text) {
   }
 }
 
-// The "| name: value" fields after body[from].
+// The "name: value" cells of `cells`, separated by '|'.
 template <size_t N>
-void scan_pipe_fields(std::string_view body, size_t from, const std::array<Key, N>& keys, Record* r,
-                      bool human) {
-  for (size_t bar = body.find('|', from); bar != std::string_view::npos;) {
-    const size_t next = body.find('|', bar + 1);
-    const std::string_view field = body.substr(bar + 1, next - bar - 1);
+void scan_pipe_cells(std::string_view cells, const std::array<Key, N>& keys, Record* r,
+                     bool human) {
+  for (size_t begin = 0; begin <= cells.size();) {
+    const size_t bar = std::min(cells.find('|', begin), cells.size());
+    const std::string_view field = cells.substr(begin, bar - begin);
     const size_t colon = field.rfind(':');
     if (colon != std::string_view::npos) {
       const Key* key = find_key(keys, trim(field.substr(0, colon)));
@@ -324,8 +324,16 @@ void scan_pipe_fields(std::string_view body, size_t from, const std::array<Key, 
         if (auto value = human ? read_human(text) : read_number(text)) store(*key, *value, r);
       }
     }
-    bar = next;
+    begin = bar + 1;
   }
+}
+
+// The "| name: value" fields after body[from].
+template <size_t N>
+void scan_pipe_fields(std::string_view body, size_t from, const std::array<Key, N>& keys, Record* r,
+                      bool human) {
+  const size_t bar = body.find('|', from);
+  if (bar != std::string_view::npos) scan_pipe_cells(body.substr(bar + 1), keys, r, human);
 }
 
 // ---- Megatron-LM / Megatron-DeepSpeed / NeMo 2: "iteration N/M | key: value | ..." --------
@@ -352,6 +360,18 @@ bool parse_pipe_line(std::string_view body, Record* r) {
     p.set(MetricPoint::kLossInferred);
   }
   return (p.fields & ~MetricPoint::kTime) != 0;
+}
+
+// A Megatron record wrapped over several lines (a narrow terminal, a pasted excerpt): a line of
+// "name: value |" cells without its "iteration N/M" head. Its values have no step of their own;
+// it is a point only for a NaN or Inf loss or grad norm, as the generic reader keeps one.
+bool parse_pipe_continuation(std::string_view body, Record* r) {
+  if (body.find(" |") == std::string_view::npos) return false;
+  scan_pipe_cells(body, kPipeKeys, r, false);
+  if (!r->point.loss_nonfinite() && !r->point.grad_norm_nonfinite()) return false;
+  r->format = "megatron";
+  set_time(body, r);
+  return true;
 }
 
 // ---- "name=value" / "name: value" / dict and JSON keys --------------------------------------
@@ -498,6 +518,25 @@ std::optional<BarCount> bar_count(std::string_view text, size_t bar, size_t* pos
 // ---- DeepSpeed's fp16 loss scaler: "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 64,
 // reducing to 32" (§2) --------------------------------------------------------------------------
 
+// fairseq's FP16Optimizer: "| WARNING: overflow detected, setting loss scale to: 0.25" (0.x),
+// "NOTE: overflow detected, setting loss scale to: 64.0" (later), one skipped update each (§5.7).
+bool parse_fairseq_overflow(std::string_view body, Record* r) {
+  constexpr std::string_view kSetting = "overflow detected, setting loss scale to: ";
+  const size_t at = body.find(kSetting);
+  if (at == std::string_view::npos) return false;
+  MetricPoint& p = r->point;
+  p.skipped = 1;
+  p.set(MetricPoint::kSkipped);
+  if (auto scale = read_number(body.substr(at + kSetting.size()))) {
+    p.loss_scale = static_cast<float>(*scale);
+    p.set(MetricPoint::kLossScale);
+  }
+  set_time(body.substr(0, at), r);
+  r->format = "fairseq";
+  r->overflow = true;
+  return true;
+}
+
 // One skipped iteration and the scale it falls back to. The scaler (ZeRO's DynamicLossScaler, the
 // older "[deepscale]" stage2, FP16_Optimizer's "Overflow detected.", Apex AMP's "Gradient
 // overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0") prints no step; a
@@ -505,7 +544,7 @@ std::optional<BarCount> bar_count(std::string_view text, size_t bar, size_t* pos
 // prints no scale.
 bool parse_overflow_line(std::string_view body, Record* r) {
   const size_t skipping = body.find(" Skipping step");
-  if (skipping == std::string_view::npos) return false;
+  if (skipping == std::string_view::npos) return parse_fairseq_overflow(body, r);
   size_t mark = body.rfind("OVERFLOW!", skipping);
   if (mark == std::string_view::npos) mark = body.rfind("Overflow detected.", skipping);
   if (mark == std::string_view::npos) mark = body.rfind("Gradient overflow.", skipping);
@@ -819,7 +858,7 @@ bool parse_keras_line(std::string_view body, Record* r) {
 std::optional<Record> parse_record(std::string_view body) {
   for (auto parse : {parse_overflow_line, parse_pipe_line, parse_progress_bar, parse_mm_line,
                      parse_meter_line, parse_nanogpt_line, parse_nanotron_line, parse_fairseq_line,
-                     parse_keras_line, parse_word_line}) {
+                     parse_keras_line, parse_pipe_continuation, parse_word_line}) {
     Record record;
     if (parse(body, &record)) return record;
   }

@@ -16,7 +16,9 @@ namespace faultline {
 //
 // Recognised (formats in docs/formats/training-logs.md):
 //   Megatron-LM / Megatron-DeepSpeed "iteration N/M | key: value | ..." (§1.1), including the
-//     NaN iterations that print no "lm loss" but count "number of nan iterations";
+//     NaN iterations that print no "lm loss" but count "number of nan iterations", and the lines
+//     of a record wrapped over several ("loss scale: 1.0 | grad norm: nan |"), which count for
+//     a NaN or Inf loss or grad norm only;
 //   DeepSpeed "step=N, skipped=S, lr=[...]" (§2), S cumulative, and its fp16 loss scaler's
 //     "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: A, reducing to B" (§2): one skipped
 //     step at scale B, numbered by a tqdm bar glued before it, else after the latest point;
@@ -30,8 +32,9 @@ namespace faultline {
 //     (§5.3); detectron2 "iter: N  total_loss: X  ..." and maskrcnn-benchmark "iter: N  loss: X
 //     (avg)  ..." (§5.4); nanoGPT "iter N: loss X, time Tms" (§5.5); nanotron "iteration: N / M |
 //     lm_loss: X | ..." (§5.6); fairseq "epoch 001:  n / N loss=X, ..., num_updates=N, gnorm=G"
-//     and its JSON lines (§5.7); Keras progress lines "n/N [====] - ... - loss: X" (§5.8),
-//     numbered in order;
+//     and its JSON lines, and its FP16Optimizer's "overflow detected, setting loss scale to: S",
+//     one skipped update at scale S (§5.7); Keras progress lines "n/N [====] - ... - loss: X"
+//     (§5.8), numbered in order;
 //   generic "step=N loss=X", "iter: N, loss: X" and JSON lines {"step": N, "loss": X}: a step-like
 //     and a loss-like key on one line, not after "val"/"eval"/"test" (§5.9); a whole epoch
 //     number stands for the step of a loop that logs once per epoch ("epoch: 12 loss: 0.21"), and
