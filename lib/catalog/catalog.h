@@ -179,7 +179,8 @@ struct ApiError {
 };
 
 // The error of `table` a line names: by one of its names, or by the message the text starts
-// with (the longest that fits, without case); nullptr when none does.
+// with (the longest that fits, without case), or by the one message that begins with the whole
+// text when a cut-off line kept 16 characters of it or more; nullptr when none does.
 const ApiError* find_api_error(const std::vector<ApiError>& table, std::string_view named);
 
 // One of DCGM's error codes ("dcgm_errors" in the tables), from DCGM's dcgm_errors.h.

@@ -658,6 +658,10 @@ const XidEntry* Knowledge::find_xid(int xid) const {
   return it == xids.end() ? nullptr : &it->second;
 }
 
+// The fewest characters of a cut-off message that name it: the shortest documented messages
+// ("Timeout", "No data") are whole words a line may hold for other reasons.
+constexpr size_t kShortestCutMessage = 16;
+
 const ApiError* find_api_error(const std::vector<ApiError>& table, std::string_view named) {
   const auto lower = [](std::string_view text) {
     std::string out(text);
@@ -667,16 +671,24 @@ const ApiError* find_api_error(const std::vector<ApiError>& table, std::string_v
   };
   const std::string said = lower(named);
   const ApiError* best = nullptr;
+  const ApiError* cut = nullptr;  // the one message that begins with all that was said
+  size_t cut_count = 0;
   for (const ApiError& error : table) {
     if (std::find(error.names.begin(), error.names.end(), named) != error.names.end()) {
       return &error;
     }
-    if (!error.message.empty() && said.starts_with(lower(error.message)) &&
-        (!best || error.message.size() > best->message.size())) {
+    if (error.message.empty()) continue;
+    const std::string message = lower(error.message);
+    if (said.starts_with(message) && (!best || error.message.size() > best->message.size())) {
       best = &error;
     }
+    if (said.size() >= kShortestCutMessage && message.starts_with(said)) {
+      cut = &error;
+      ++cut_count;
+    }
   }
-  return best;
+  // A line cut off inside the message ("an illegal memory access was encountere").
+  return best ? best : cut_count == 1 ? cut : nullptr;
 }
 
 bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std::string* error) {
