@@ -478,6 +478,17 @@ TEST_CASE("bf16's constant loss scale of 1 has not collapsed") {
   CHECK(detect_anomalies(series, parameters()).empty());
 }
 
+TEST_CASE("an fp16 scaler that overflows at its minimum scale has collapsed (DeepSpeed#697)") {
+  MetricsReader reader("train.log", "node-1");
+  reader.Feed(
+      "[2021-01-26 22:05:35,108] [INFO] [logging.py:60:log_dist] [Rank 0] Overflow detected. "
+      "Skipping step. Attempted loss scale: 1, reducing to 1",
+      1);
+  const auto series = reader.Finish();
+  REQUIRE(series.size() == 1);
+  CHECK(of_kind(detect_anomalies(series[0], parameters()), "iterations-skipped").size() == 1);
+}
+
 TEST_CASE("the trailing window's median and MAD equal a selection over a copy of the window") {
   const auto naive_median = [](std::vector<double> values) {
     const auto middle = values.begin() + static_cast<long>(values.size() / 2);

@@ -969,3 +969,18 @@ TEST_CASE("a Megatron record wrapped over lines keeps its NaN grad norm (Megatro
   // A wrapped line of finite values is no point.
   CHECK(read({"loss scale: 1.0 | grad norm: 0.52 |"}).empty());
 }
+
+TEST_CASE("metric names in any case: a custom loop's 'Step' and 'Loss' (mpII-face-gaze#3)") {
+  const auto series =
+      read({"[2019/06/24 16:19:46 __main__ INFO] - Epoch 1 Step 0/1500 Loss 48.9613 (48.9613) "
+            "AngleError 27.60 (27.60)",
+            "[2019/06/24 16:19:53 __main__ INFO] - Epoch 1 Step 100/1500 Loss nan (nan) "
+            "AngleError nan (nan)"});
+  REQUIRE(series.size() == 1);
+  const auto& p = series[0].points();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].step == 0);
+  CHECK(p[0].loss == doctest::Approx(48.9613));
+  CHECK(p[1].step == 100);
+  CHECK(p[1].loss_nonfinite());
+}

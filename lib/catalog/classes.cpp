@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <set>
 
 #include "catalog/catalog.h"
@@ -663,13 +662,7 @@ const XidEntry* Knowledge::find_xid(int xid) const {
 constexpr size_t kShortestCutMessage = 16;
 
 const ApiError* find_api_error(const std::vector<ApiError>& table, std::string_view named) {
-  const auto lower = [](std::string_view text) {
-    std::string out(text);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-  };
-  const std::string said = lower(named);
+  const std::string said = ascii_lower(named);
   const ApiError* best = nullptr;
   const ApiError* cut = nullptr;  // the one message that begins with all that was said
   size_t cut_count = 0;
@@ -678,7 +671,7 @@ const ApiError* find_api_error(const std::vector<ApiError>& table, std::string_v
       return &error;
     }
     if (error.message.empty()) continue;
-    const std::string message = lower(error.message);
+    const std::string message = ascii_lower(error.message);
     if (said.starts_with(message) && (!best || error.message.size() > best->message.size())) {
       best = &error;
     }

@@ -438,13 +438,17 @@ bool skipped_any(const MetricPoint& p) {
 }
 
 // Whether the loss scale falls below `floor` within the run first..last, from a higher value in
-// the run or at the point before it: the fp16 scaler driven that low overflows at nearly every
-// step. A scale that stays low (bf16 prints a constant 1) has not fallen.
+// the run or at the point before it, or the scaler overflows at a minimum below it: the fp16
+// scaler driven that low overflows at nearly every step. A scale that stays low without
+// overflowing (bf16 prints a constant 1) has not fallen.
 bool scale_collapses(const Points& p, size_t first, size_t last, double floor) {
   double highest = 0;
   for (size_t i = first > 0 ? first - 1 : 0; i <= last; ++i) {
     if (!p[i].has(MetricPoint::kLossScale)) continue;
-    if (p[i].loss_scale < floor && highest > p[i].loss_scale) return true;
+    if (p[i].loss_scale < floor &&
+        (highest > p[i].loss_scale || p[i].has(MetricPoint::kScaleAtMinimum))) {
+      return true;
+    }
     highest = std::max(highest, static_cast<double>(p[i].loss_scale));
   }
   return false;

@@ -1,12 +1,13 @@
 #include "correlate/correlate.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
+
+#include "model/text.h"
 
 namespace faultline {
 namespace {
@@ -75,8 +76,7 @@ class UuidDirectory {
     std::string out(text);
     // A shortened UUID ends where the poster cut it: "GPU-3f2a91c0-..." is "GPU-3f2a91c0-".
     while (!out.empty() && (out.back() == '.' || out.back() == '-')) out.pop_back();
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
+    return ascii_lower(out);
   }
 
   std::map<std::string, Entry> entries_;

@@ -56,8 +56,8 @@ void align_times(std::vector<Event>* events, std::vector<GpuState>* states,
 //   iterations-skipped  a run of points whose skipped-iteration counters (or NaN-iteration
 //                       counters with a finite loss) add up to at least skipped_run_min, or that
 //                       counted any NaN iteration, or whose loss scale falls below
-//                       loss_scale_collapse_below (warm-up included). A lone skip is the fp16
-//                       loss scaler probing.
+//                       loss_scale_collapse_below or overflows at a minimum below it (warm-up
+//                       included). A lone skip is the fp16 loss scaler probing.
 //
 // Every detector but loss-nan and grad-norm-nan ignores the points within the first
 // warmup_points logging intervals (the median step gap) of training, by their steps: learning-rate

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cctype>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -7,6 +6,7 @@
 #include "catalog/catalog.h"
 #include "diagnose/diagnose.h"
 #include "envelope/envelope.h"
+#include "model/text.h"
 
 namespace faultline {
 namespace {
@@ -28,10 +28,7 @@ bool in_window(const Filter& filter, const Timestamp& first, const Timestamp& la
 }
 
 bool same_host(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
+  return equals_ignoring_case(a, b);
 }
 
 bool host_matches(const Filter& filter, const std::string& host) {

@@ -29,6 +29,9 @@ struct MetricPoint {
     // The line printed no loss but counted NaN iterations: Megatron-LM leaves out the loss
     // field when its interval average is NaN, so `loss` holds NaN inferred from the counter.
     kLossInferred = 1 << 9,
+    // An fp16 loss scaler overflowed at its minimum scale ("Attempted loss scale: 1, reducing to
+    // 1"): it could not reduce further, and `loss_scale` holds that minimum.
+    kScaleAtMinimum = 1 << 10,
   };
 
   int64_t step = 0;

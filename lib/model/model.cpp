@@ -336,6 +336,14 @@ std::string ascii_lower(std::string_view text) {
   return out;
 }
 
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  const auto lower = [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [&](char x, char y) { return lower(x) == lower(y); });
+}
+
 namespace {
 constexpr std::string_view kInputKindNames[] = {"text", "kernel-log", "nvidia-smi", "training-log",
                                                 "mixed"};

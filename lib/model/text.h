@@ -47,4 +47,7 @@ std::string fill_template(std::string_view text,
 // `text` with A-Z lowered; other bytes (UTF-8 included) as they are, whatever the locale.
 std::string ascii_lower(std::string_view text);
 
+// Whether `a` and `b` are equal but for the case of A-Z.
+bool equals_ignoring_case(std::string_view a, std::string_view b);
+
 }  // namespace faultline
