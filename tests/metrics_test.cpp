@@ -984,3 +984,23 @@ TEST_CASE("metric names in any case: a custom loop's 'Step' and 'Loss' (mpII-fac
   CHECK(p[1].step == 100);
   CHECK(p[1].loss_nonfinite());
 }
+
+TEST_CASE("a tqdm bar with losses in its description numbers the overflows after it (trlx#319)") {
+  const auto series = read(
+      {"[losses/total_loss: 0.22 | losses/policy_loss: 0.13 | losses/value_loss: 0.42]:   2%|  | "
+       "76/3200 [14:53<7:36:46,  8.77s/it]",
+       "[2023-02-21 22:13:43,188] [INFO] [stage_1_and_2.py:1762:step] [deepspeed] OVERFLOW! Rank 0 "
+       "Skipping step. Attempted loss sc",
+       "ale: 2048.0, reducing to 1024.0",
+       "[losses/total_loss: 0.80 | losses/policy_loss: 0.73 | losses/value_loss: 0.34]:   2%|  | "
+       "77/3200 [14:54<5:44:06,  6.61s/it]"});
+  REQUIRE(series.size() == 2);
+  const Series& bar = series[0].format == "tqdm" ? series[0] : series[1];
+  const Series& overflows = series[0].format == "tqdm" ? series[1] : series[0];
+  REQUIRE(bar.points().size() == 2);
+  CHECK(bar.points()[0].step == 76);
+  CHECK(bar.points()[0].loss == doctest::Approx(0.22));
+  REQUIRE(overflows.points().size() == 1);
+  CHECK(overflows.points()[0].step == 77);
+  CHECK(overflows.points()[0].skipped == 1);
+}

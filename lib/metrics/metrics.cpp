@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include "envelope/envelope.h"
@@ -614,12 +615,16 @@ std::optional<double> rate_seconds(std::string_view rate) {
 }
 
 bool parse_progress_bar(std::string_view body, Record* r) {
-  const size_t desc = body.find("Epoch ");
   const size_t bar = body.find("%|");
-  if (desc == std::string_view::npos || bar == std::string_view::npos || desc > bar) return false;
-  size_t pos = desc + 6;
-  auto epoch = take_integer(body, &pos);
-  const std::optional<BarCount> count = epoch ? bar_count(body, bar, &pos) : std::nullopt;
+  if (bar == std::string_view::npos) return false;
+  const size_t desc = body.rfind("Epoch ", bar);
+  std::optional<int64_t> epoch;
+  if (desc != std::string_view::npos) {
+    size_t at = desc + 6;
+    epoch = take_integer(body, &at);
+  }
+  size_t pos = 0;
+  const std::optional<BarCount> count = bar_count(body, bar, &pos);
   if (!count) return false;
   const size_t open = body.find('[', pos);
   const size_t end = body.find(']', open);
@@ -630,8 +635,11 @@ bool parse_progress_bar(std::string_view body, Record* r) {
   if (rate_at == std::string_view::npos) return false;
   const std::string_view after = inside.substr(rate_at + 2);
   const std::string_view rate = after.substr(0, after.find(','));
+  // The metrics are in the postfix ("k=v") or, set as the bar's description, before it
+  // ("[losses/total_loss: 0.22 | ...]:   2%|", trlX).
   WordScan scan;
   scan_words(after.substr(rate.size()), r, &scan, kWordKeys);
+  if (!r->point.has(MetricPoint::kLoss)) scan_words(body.substr(0, bar), r, &scan, kWordKeys);
   if (!r->point.has(MetricPoint::kLoss) || r->reject) return false;
   if (auto seconds = rate_seconds(rate)) {
     r->point.iteration_seconds = static_cast<float>(*seconds);
@@ -640,10 +648,10 @@ bool parse_progress_bar(std::string_view body, Record* r) {
   // NeMo 1.x logs global_step; otherwise count batches across epochs when the total is known.
   if (!r->has_step) {
     r->point.step =
-        count->total && *count->total > 0 ? *epoch * *count->total + count->n : count->n;
+        epoch && count->total && *count->total > 0 ? *epoch * *count->total + count->n : count->n;
   }
   r->has_step = true;
-  r->format = "lightning";
+  r->format = epoch ? "lightning" : "tqdm";
   return true;
 }
 
@@ -1025,6 +1033,8 @@ struct MetricsReader::Impl {
   uint64_t generation = 0;  // run banners seen
   bool banner_resumed = false;
   std::optional<double> latest_time;
+  // The latest step each rank (and whether local) printed, in any format.
+  std::map<std::pair<int, bool>, int64_t> latest_step;
   std::string scratch;
 
   void FeedFrame(std::string_view frame, uint64_t line_number) {
@@ -1059,7 +1069,18 @@ struct MetricsReader::Impl {
     if (state == nullptr) return;
     MetricPoint& point = record.point;
     // Lines without a step (HF Trainer dicts, overflow lines) are numbered on from the latest.
+    // An overflow is in the step after the last one the rank printed in any format, or that an
+    // untagged line of the input printed (DeepSpeed's "Rank 0" under the bar rank 0 draws): a
+    // progress bar on the line before counts the steps done, as one glued before it does.
     if (!record.has_step) point.step = state->point.step + 1;
+    const auto rank = std::make_pair(key.rank, key.local);
+    if (record.has_step) {
+      latest_step[rank] = point.step;
+    } else if (record.overflow) {
+      auto bar = latest_step.find(rank);
+      if (bar == latest_step.end()) bar = latest_step.find(std::make_pair(-1, false));
+      if (bar != latest_step.end() && bar->second >= point.step) point.step = bar->second + 1;
+    }
     if (state->generation != generation) {
       state->generation = generation;
       Restart(state, banner_resumed);

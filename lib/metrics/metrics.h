@@ -25,7 +25,9 @@ namespace faultline {
 //   Hugging Face Trainer dicts "{'loss': 2.31, 'grad_norm': 1.41, ...}" (§3), numbered in order
 //     since they print no step;
 //   Lightning / tqdm progress bars "Epoch E: P%|...| n/total [..., rate, k=v, ...]" (§4),
-//     including several frames in one line separated by '\r';
+//     including several frames in one line separated by '\r', and any tqdm bar with a loss in
+//     its postfix or its description ("[losses/total_loss: 0.22 | ...]:   2%|...| 76/3200"),
+//     numbered by its count;
 //   torchtitan "step: N  loss: X  grad_norm: G ... tps: T" with or without colours (§5.1);
 //   NeMo 2 "Training epoch E, iteration i/N | name: value | ..." (§5.2);
 //   mmengine "Epoch(train) [E][n/N]  ...  loss: X  grad_norm: G" and mmcv "Epoch [E][n/N]\t..."
