@@ -69,6 +69,7 @@ struct Options {
   bool json = false;
   std::string table_dir;             // signatures lint|test DIR
   bool lint_variants = false;        // signatures lint --variants
+  std::string corpus;                // signatures calibrate CORPUS
   std::vector<std::string> explain;  // explain ID | explain xid N
 };
 
@@ -567,6 +568,14 @@ int run_signatures_test(const Options& options) {
                              " failure classes: every example holds");
 }
 
+int run_signatures_calibrate(const Options& options) {
+  Catalog catalog;
+  std::string error;
+  if (!faultline::load_catalog(options.signature_dirs, &catalog, &error)) return fail(error);
+  faultline::render_calibration(faultline::calibrate_suggester(options.corpus, catalog), std::cout);
+  return kExitClean;
+}
+
 int run_explain(const Options& options) {
   Catalog catalog;
   std::string error;
@@ -823,6 +832,13 @@ int run(int argc, char** argv) {
   CLI::App* test = signatures->add_subcommand("test", "Run every signature's example lines");
   test->add_option("dir", options.table_dir, "A folder of tables to add to the built-in ones");
   add_signatures_option(test, &options);
+  CLI::App* calibrate = signatures->add_subcommand(
+      "calibrate",
+      "Measure the nearest-known-failure suggester on a corpus laid out as tests/realworld/");
+  calibrate->add_option("corpus", options.corpus, "The corpus folder (one folder per case)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  add_signatures_option(calibrate, &options);
 
   CLI::App* explain = app.add_subcommand("explain", "Explain a diagnosis id, or an Xid");
   explain->footer(
@@ -886,6 +902,7 @@ int run(int argc, char** argv) {
   if (*list) return run_signatures_list(options);
   if (*lint) return run_signatures_lint(options);
   if (*test) return run_signatures_test(options);
+  if (*calibrate) return run_signatures_calibrate(options);
   if (*serve) return run_serve(options, serve_flags);
   return run_explain(options);
 }

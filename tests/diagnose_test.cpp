@@ -639,3 +639,21 @@ TEST_CASE("issue 38: a driver line without a GPU joins the one GPU its input nam
       });
   CHECK_FALSE(heartbeat_on_a_gpu);
 }
+
+// Issue 38, item 6: an unknown line like a known failure's examples is named as probably that
+// failure, in the unrecognised lines' note, never as a diagnosis of its own (the line as posted
+// in antirez/ds4#621).
+TEST_CASE("issue 38: the nearest known failure of an unrecognised line") {
+  LogFolder logs;
+  const Analysis analysis = run({logs.Write(
+      "server.log", "ds4: CUDA synchronize failed: an illegal memory access was encountered\n")});
+  REQUIRE(analysis.diagnoses.size() == 1);
+  const Diagnosis& unrecognised = analysis.diagnoses[0];
+  CHECK(unrecognised.failure->id == "unrecognised-errors");
+  CHECK(has_note(unrecognised, "probably cuda-illegal-address"));
+  // An error-like line that shares no words with any failure is named as nothing.
+  const Analysis other =
+      run({logs.Write("other.log", "widget frobnication failed on the teapot subsystem\n")});
+  REQUIRE(!other.diagnoses.empty());
+  CHECK_FALSE(has_note(other.diagnoses[0], "probably"));
+}

@@ -10,11 +10,12 @@
 #include "builtin_catalog.h"
 #include "catalog/tables.h"
 #include "diagnose/diagnose.h"
+#include "extract/extract.h"
 #include "log_folder.h"
 #include "pipeline/pipeline.h"
 
 using namespace faultline;
-using faultline::extract_internal::line_template;
+using faultline::line_template;
 
 namespace {
 

@@ -728,6 +728,7 @@ struct TemplateGroup {
   Evidence first;
   Timestamp last;
   bool every_line_follows = true;  // each came right after a line of a diagnosis above
+  bool unknown = false;            // of a line no signature knows (its text is a template)
 };
 
 // Whether an unrecognised event came right after a line of `explained` (signatures that support
@@ -745,7 +746,8 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
                                               const std::vector<const Event*>& events,
                                               const std::set<std::string>& explained,
                                               const std::unordered_set<const Event*>& unaccounted,
-                                              const Knowledge& knowledge) {
+                                              const Knowledge& knowledge,
+                                              const Suggester* suggester) {
   const Context context{knowledge, {knowledge.default_memory, ""}, &unaccounted};
   Candidate candidate;
   candidate.failure = &failure;
@@ -782,7 +784,10 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
             ? fmt::format("{}: {}", event->signature.str(), event->evidence.text.str())
             : std::string(field->second);
     auto [it, added] = group_of.emplace(text, groups.size());
-    if (added) groups.push_back({text, 0, event->evidence, event->evidence.time, true});
+    if (added) {
+      groups.push_back(
+          {text, 0, event->evidence, event->evidence.time, true, field != event->fields.end()});
+    }
     TemplateGroup& group = groups[it->second];
     group.lines = saturating_add(group.lines, event->count);
     group.every_line_follows = group.every_line_follows && follows_explained(*event, explained);
@@ -803,6 +808,16 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
       if (group.lines > 1 && group.last.known()) note += ", last " + group.last.iso();
     }
     if (group.every_line_follows) note += ", each right after a line of a diagnosis above";
+    // Only an unknown line's template is looked up: a known signature's line that no class
+    // took is listed under its own name.
+    if (suggester && group.unknown) {
+      if (std::optional<Suggestion> nearest = suggester->Suggest(group.text)) {
+        std::string like = nearest->example;  // a wrapped example is one line here
+        std::replace(like.begin(), like.end(), '\n', ' ');
+        note += fmt::format(R"(; probably {} (like: "{}"; similarity {:.2f}))",
+                            nearest->failure->id, like, nearest->similarity);
+      }
+    }
     candidate.notes.push_back(note + " (e.g. " + group.first.path + ":" +
                               std::to_string(group.first.line) + ").");
   }
@@ -1100,7 +1115,8 @@ void share_texts(Diagnosis* diagnosis, TextPool* pool) {
 
 }  // namespace
 
-std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge& knowledge) {
+std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge& knowledge,
+                                const Suggester* suggester) {
   std::vector<Diagnosis> diagnoses;
   TextPool pool;
   for (const GpuFindings& findings : correlation.gpus) {
@@ -1130,7 +1146,8 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
       unaccounted_events(events, diagnoses, knowledge);
   for (const FailureClass& failure : knowledge.classes) {
     if (!failure.last_resort) continue;
-    if (auto diagnosis = diagnose_last_resort(failure, events, explained, unaccounted, knowledge)) {
+    if (auto diagnosis =
+            diagnose_last_resort(failure, events, explained, unaccounted, knowledge, suggester)) {
       diagnoses.push_back(std::move(*diagnosis));
     }
   }

@@ -2,8 +2,10 @@
 // and what a run found (Analysis), narrowed to what the user asks about or masked for sharing.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalog/catalog.h"
@@ -41,11 +43,52 @@ struct Diagnosis {
   std::vector<SharedText> notes;  // how the verdict was reached, where that is not obvious
 };
 
+struct Signature;
+
+// The nearest known failure of a line no signature knows (issue 38 item 6): its template
+// (masked as extract's line_template masks) is compared with every example line of the
+// catalog's signatures and every symptom line of its classes, masked alike, as sets of words weighted by how rare each is among the
+// examples (a weighted Jaccard similarity). The best example at or above the threshold, with at
+// least kMinSharedWords words in common, names its signature's class: "probably CLASS (like:
+// EXAMPLE)", at lower confidence than a match, never a diagnosis of its own.
+struct Suggestion {
+  const FailureClass* failure = nullptr;
+  std::string example;  // the example line it is most like
+  double similarity = 0;
+};
+
+class Suggester {
+ public:
+  // Calibrated by `faultline signatures calibrate` on tests/realworld (README, "Nearest known
+  // failure"): the lowest threshold at which no line of a healthy case gets a suggestion.
+  static constexpr double kThreshold = 0.5;
+  static constexpr size_t kMinSharedWords = 3;
+
+  // Indexes the example lines of `signatures` (benign, identity, context and unrecognised ones
+  // aside), each under the first class of `knowledge` that names its signature and is no last
+  // resort.
+  Suggester(const std::vector<const Signature*>& signatures, const Knowledge& knowledge);
+  ~Suggester();
+  Suggester(Suggester&&) noexcept;
+  Suggester& operator=(Suggester&&) noexcept;
+
+  // The nearest class for a line's template, or nullopt below `threshold`. `skip` names a
+  // signature whose examples are left out (the calibration's leave-one-out).
+  std::optional<Suggestion> Suggest(std::string_view line_template, double threshold = kThreshold,
+                                    std::string_view skip = {}) const;
+
+ private:
+  struct Index;
+  std::unique_ptr<Index> index_;
+};
+
 // Builds the ranked diagnoses. Each GPU gets at most one: the most severe, most specific class
 // its evidence supports, with the evidence of the other classes it fits as support. A
 // last-resort class (the unrecognised error lines) makes one diagnosis for the whole run, its
-// evidence one line of each template, ranked after every other.
-std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge& knowledge);
+// evidence one line of each template, ranked after every other; with a `suggester`, each
+// template's note says the nearest known failure, if any.
+std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge& knowledge,
+                                const Suggester* suggester = nullptr);
 
 // Reads each NVLink5 Xid (144-150) event by the catalog's "nvlink5_decode" table (NVIDIA's
 // "XID 144-150 Decode"): sets its catalog_action, catalog_severity and catalog_decode fields

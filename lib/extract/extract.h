@@ -33,6 +33,11 @@ struct ScanOptions {
   std::function<void(const Event&)> on_event;
 };
 
+// The message of `line` with what varies between occurrences masked (<num>, <pci>, <path>, ...):
+// what groups an unrecognised line's occurrences (its "template" field), and what the nearest
+// known failure is looked up by (diagnose.h, Suggester).
+std::string line_template(std::string_view line);
+
 // Reads `reader` to its end.
 ScanResult scan_input(LineReader& reader, const SignatureSet& signatures,
                       const ScanOptions& options);

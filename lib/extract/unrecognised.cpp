@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catalog/signatures.h"
+#include "extract/extract.h"
 #include "model/model.h"
 #include "model/text.h"
 
@@ -128,14 +129,6 @@ bool has_negation_word(std::string_view line) {
 
 }  // namespace
 
-std::string line_template(std::string_view line) {
-  // The envelope and the first bytes of the message are enough to tell messages apart.
-  std::string text(message_of(line).substr(0, 2 * kTemplateLength));
-  apply_masks(0, kMasks.size(), &text);
-  if (text.size() > kTemplateLength) text.resize(kTemplateLength);
-  return text;
-}
-
 const std::string& TemplateMemo::Of(std::string_view line) {
   // The message with each word that holds a digit, or that is a short hex word ("cc" of
   // "0000:cc:00.0"), as '#': what the masks would mask, closely enough to share a template.
@@ -206,3 +199,16 @@ std::string driver_line_gpu(std::string_view line) {
 }
 
 }  // namespace faultline::extract_internal
+
+namespace faultline {
+
+std::string line_template(std::string_view line) {
+  using namespace extract_internal;
+  // The envelope and the first bytes of the message are enough to tell messages apart.
+  std::string text(message_of(line).substr(0, 2 * kTemplateLength));
+  apply_masks(0, kMasks.size(), &text);
+  if (text.size() > kTemplateLength) text.resize(kTemplateLength);
+  return text;
+}
+
+}  // namespace faultline

@@ -12,12 +12,10 @@ struct Signature;
 
 namespace faultline::extract_internal {
 
-// The message of `line` without its envelope (stamps, host, rank tags), with what varies
-// between occurrences of one message masked as log-template miners such as Drain do: times,
-// PCI addresses, UUIDs, quoted strings, paths, hex and decimal numbers become <time>, <pci>,
-// <uuid>, <str>, <path>, <hex> and <num>. At most kTemplateLength bytes.
-std::string line_template(std::string_view line);
-
+// line_template() (extract.h) is the message of `line` without its envelope (stamps, host, rank
+// tags), with what varies between occurrences of one message masked as log-template miners
+// such as Drain do: times, PCI addresses, UUIDs, quoted strings, paths, hex and decimal numbers
+// become <time>, <pci>, <uuid>, <str>, <path>, <hex> and <num>. At most kTemplateLength bytes.
 inline constexpr size_t kTemplateLength = 200;
 
 // line_template() remembered: lines whose messages differ only in their numbers (the same

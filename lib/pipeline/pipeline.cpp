@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "catalog/signatures.h"
@@ -103,6 +104,12 @@ std::string member_host(const std::vector<std::string>& folders) {
 }
 
 // The ids of the signatures that carry a role key.
+std::vector<const Signature*> all_signatures(const SignatureSet& signatures) {
+  std::vector<const Signature*> all;
+  for (const auto& signature : signatures.signatures()) all.push_back(signature.get());
+  return all;
+}
+
 std::vector<std::string> signatures_where(const SignatureSet& signatures, bool Signature::*role) {
   std::vector<std::string> ids;
   for (const auto& signature : signatures.signatures()) {
@@ -287,7 +294,14 @@ void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* a
       correlation.hosts_with_kernel_log.insert(input.host);
     }
   }
-  analysis->diagnoses = diagnose(correlation, catalog.knowledge);
+  // The nearest known failure is looked up for unrecognised lines only: when a run has none, the
+  // examples are not even indexed.
+  const bool unrecognised = std::any_of(
+      analysis->events.begin(), analysis->events.end(),
+      [](const Event& event) { return event.fields.contains(std::string(capture::kTemplate)); });
+  std::optional<Suggester> suggester;
+  if (unrecognised) suggester.emplace(all_signatures(*catalog.signatures), catalog.knowledge);
+  analysis->diagnoses = diagnose(correlation, catalog.knowledge, suggester ? &*suggester : nullptr);
 }
 
 }  // namespace

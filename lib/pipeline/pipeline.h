@@ -49,6 +49,29 @@ struct AnalyzeOptions {
 Analysis analyze(const std::vector<std::string>& args, const Catalog& catalog,
                  const AnalyzeOptions& options = {});
 
+// How well the nearest-known-failure suggester (diagnose.h, Suggester) does on a corpus of
+// cases laid out as tests/realworld/ is (one folder per case, an expect.json beside its inputs):
+// each signature's lines in the corpus, looked up with that signature's own examples left out,
+// are assigned back to one of its classes, to another class, or to none; and the unrecognised
+// lines of the healthy cases (expect.json "max_severity": "info") must get no suggestion.
+struct SuggesterCalibration {
+  struct Point {
+    double threshold = 0;
+    size_t right = 0;  // signature lines assigned back to a class of their signature
+    size_t wrong = 0;  // to another class
+    size_t none = 0;
+    size_t healthy_suggested = 0;  // unrecognised lines of healthy cases given a suggestion
+  };
+  size_t cases = 0;
+  size_t signatures = 0;     // with lines in the corpus
+  size_t lines = 0;          // their distinct templates, at most kLinesPerSignature each
+  size_t healthy_cases = 0;  // and their unrecognised templates:
+  size_t healthy_lines = 0;
+  std::vector<Point> sweep;  // by threshold, ascending
+  static constexpr size_t kLinesPerSignature = 20;
+};
+SuggesterCalibration calibrate_suggester(const std::string& corpus, const Catalog& catalog);
+
 // What `faultline scan` writes: the findings of each input, without correlation.
 struct RecordSink {
   std::function<void(const InputSummary&)> input;

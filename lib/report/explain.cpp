@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "catalog/signatures.h"
 #include "report/json.h"
 #include "report/report.h"
@@ -133,6 +135,28 @@ namespace faultline {
 
 void render_catalog_json(const Catalog& catalog, std::ostream& out) {
   out << dump_json(catalog_json(catalog), 2) << "\n";
+}
+
+void render_calibration(const SuggesterCalibration& calibration, std::ostream& out) {
+  out << fmt::format(
+      "{} cases ({} healthy); {} lines of {} signatures, each looked up without its own "
+      "signature's examples; {} unrecognised lines of the healthy cases.\n\n",
+      calibration.cases, calibration.healthy_cases, calibration.lines, calibration.signatures,
+      calibration.healthy_lines);
+  out << "| threshold | assigned back to their class | to another class | to none | "
+         "healthy lines given a suggestion |\n|---|---|---|---|---|\n";
+  const auto share = [&](size_t n) {
+    return calibration.lines == 0 ? std::string("0")
+                                  : fmt::format("{} ({:.0f}%)", n,
+                                                100.0 * static_cast<double>(n) /
+                                                    static_cast<double>(calibration.lines));
+  };
+  for (const SuggesterCalibration::Point& point : calibration.sweep) {
+    const bool used = std::abs(point.threshold - Suggester::kThreshold) < 1e-9;
+    out << fmt::format("| {:.2f}{} | {} | {} | {} | {} |\n", point.threshold, used ? " (used)" : "",
+                       share(point.right), share(point.wrong), share(point.none),
+                       point.healthy_suggested);
+  }
 }
 
 }  // namespace faultline

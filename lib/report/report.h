@@ -106,4 +106,8 @@ void render_xid_entry(int xid, const Catalog& catalog, std::ostream& out);
 // The catalog as JSON (`faultline signatures list --json`).
 void render_catalog_json(const Catalog& catalog, std::ostream& out);
 
+// The suggester's calibration (`faultline signatures calibrate CORPUS`): a Markdown table, one
+// row per threshold, the threshold in use marked.
+void render_calibration(const SuggesterCalibration& calibration, std::ostream& out);
+
 }  // namespace faultline
