@@ -657,3 +657,15 @@ TEST_CASE("issue 38: the nearest known failure of an unrecognised line") {
   REQUIRE(!other.diagnoses.empty());
   CHECK_FALSE(has_note(other.diagnoses[0], "probably"));
 }
+
+// Issue 38 item 2: `dcgmi dmon` with the Xid field (230) among its columns, as NVIDIA/DCGM#263
+// posted it: the Xid is read as the kernel's line of it would be, on the GPU the row names.
+TEST_CASE("issue 38: a dcgmi dmon row's Xid field is that Xid on that GPU") {
+  LogFolder logs;
+  const Analysis analysis =
+      run({logs.Write("dmon.txt", "#Entity    XIDER\nID\nGPU 1      120\nGPU 0      0\n")});
+  REQUIRE(analysis.diagnoses.size() == 1);
+  CHECK(analysis.diagnoses[0].failure->id == "gsp-error");
+  CHECK(analysis.diagnoses[0].gpu.index == 1);
+  CHECK(analysis.diagnoses[0].evidence.front().text.str() == "GPU 1      120");
+}

@@ -307,7 +307,10 @@ Correlation correlate(const std::vector<Event>& events, const std::vector<GpuSta
   for (const Event& event : events) {
     if (event.gpu.pci.empty()) {
       if (is_identity(event)) continue;
-      if (GpuFindings* gpu = table.FindWithoutAddress(event.host, event.gpu, uuids)) {
+      GpuFindings* gpu = table.FindWithoutAddress(event.host, event.gpu, uuids);
+      // An event of a dump's field names its GPU as the dump did: by index alone, maybe.
+      if (!gpu && event.gpu.index) gpu = &table.FindUnaddressed(event.host, event.gpu.index);
+      if (gpu) {
         merge_identity(event.gpu, &gpu->gpu);
         gpu->events.push_back(&event);
       } else if (const std::string_view pci = driver_gpu(event); !pci.empty()) {

@@ -92,6 +92,12 @@ std::vector<Event> find_stragglers(const std::vector<Event>& events,
 // is not known, one event for the host if fewer GPUs are listed than installed, with the first
 // listed GPU's line. Fields: "installed" and "listed", the two counts. Nothing where one side is
 // absent.
+// The Xid a DCGM field reports (DCGM_FI_DEV_XID_ERRORS, 230: the last Xid of the GPU, as the
+// exporter or `dcgmi dmon` print it), as an event of that Xid on the dump's GPU, with the line
+// that printed it as evidence: each distinct nonzero value of a GPU once, so that the Xid
+// classes read it as they read the kernel's line of it. Its signature is "dcgm-xid-field".
+std::vector<Event> xid_events_from_states(const std::vector<GpuState>& states);
+
 std::vector<Event> find_missing_gpus(const std::vector<Event>& events,
                                      const std::vector<GpuState>& states,
                                      const std::vector<std::string>& installed_signatures);

@@ -1,9 +1,12 @@
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "correlate/correlate.h"
 #include "model/captures.h"
+#include "model/text.h"
 
 namespace faultline {
 namespace {
@@ -29,6 +32,31 @@ Event missing_event(const Evidence& evidence, const std::string& host, size_t in
 }
 
 }  // namespace
+
+std::vector<Event> xid_events_from_states(const std::vector<GpuState>& states) {
+  std::vector<Event> out;
+  std::set<std::tuple<std::string, std::string, std::optional<int>, int>> seen;
+  for (const GpuState& state : states) {
+    auto value = state.fields.find("dcgm.xid_last");
+    if (value == state.fields.end()) continue;
+    const std::optional<int> xid = parse_number<int>(value->second);
+    if (!xid || *xid <= 0) continue;
+    if (!seen.emplace(state.host, state.gpu.pci, state.gpu.index, *xid).second) continue;
+    Event event;
+    event.signature = std::string(derived::kDcgmXidField);
+    event.host = state.host;
+    event.gpu = state.gpu;
+    event.xid = *xid;
+    event.evidence = state.source;
+    if (auto line = state.field_lines.find("dcgm.xid_last"); line != state.field_lines.end()) {
+      event.evidence.line = line->second.first;
+      event.evidence.text = line->second.second;
+    }
+    event.evidence.signature = std::string(derived::kDcgmXidField);
+    out.push_back(std::move(event));
+  }
+  return out;
+}
 
 std::vector<Event> find_missing_gpus(const std::vector<Event>& events,
                                      const std::vector<GpuState>& states,

@@ -169,6 +169,7 @@ namespace faultline::derived {
 inline constexpr std::string_view kRankBehind = "nccl-rank-behind";  // correlate/stragglers
 // correlate/inventory
 inline constexpr std::string_view kGpuMissing = "gpu-missing-from-nvidia-smi";
+inline constexpr std::string_view kDcgmXidField = "dcgm-xid-field";
 inline constexpr std::string_view kLossNan = "loss-nan";  // correlate/anomaly, all
 inline constexpr std::string_view kGradNormNan = "grad-norm-nan";
 inline constexpr std::string_view kLossSpike = "loss-spike";

@@ -279,6 +279,9 @@ void conclude(const Catalog& catalog, const AnalyzeOptions& options, Analysis* a
                          signatures_where(*catalog.signatures, &Signature::installed_gpu))) {
     analysis->events.push_back(std::move(event));
   }
+  for (Event& event : xid_events_from_states(analysis->states)) {
+    analysis->events.push_back(std::move(event));
+  }
   decode_nvlink5(catalog.knowledge, &analysis->events);
   decode_cuda_errors(catalog.knowledge, &analysis->events);
   decode_nvml_errors(catalog.knowledge, &analysis->events);

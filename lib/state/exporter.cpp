@@ -23,8 +23,8 @@ enum class Value {
   kNumber,          // a whole number kept as text (the last Xid)
 };
 
-// DCGM field names of both generations (docs/formats/nvidia.md 5.1: 4.6.0 names, and the older names that
-// 4.4.2 and earlier exporters print) and the query names they are stored under.
+// DCGM field names of both generations (docs/formats/nvidia.md 5.1: 4.6.0 names, and the older
+// names that 4.4.2 and earlier exporters print) and the query names they are stored under.
 struct Metric {
   std::string_view name;
   std::string_view field;
@@ -110,13 +110,14 @@ constexpr Metric kMetrics[] = {
     {"DCGM_FI_DEV_MEMORY_UNREPAIRABLE_FLAG", "unrepairable_memory", Value::kFlag},
     {"DCGM_FI_DEV_GPU_RECOVERY_ACTION", "gpu_recovery_action", Value::kRecoveryAction},
     {"DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION", "gpu_recovery_action", Value::kRecoveryAction},
-    // A gauge: the last Xid the GPU reported, 0 for none; it does not reset (docs/formats/nvidia.md 5.4).
+    // A gauge: the last Xid the GPU reported, 0 for none; it does not reset
+    // (docs/formats/nvidia.md 5.4).
     {"DCGM_FI_DEV_XID_ERROR", "dcgm.xid_last", Value::kNumber},
     {"DCGM_FI_DEV_XID_ERRORS", "dcgm.xid_last", Value::kNumber},
 };
 
-// nvidia-smi's names for NVML's recovery actions 0-4 (docs/formats/bundles.md 2.4); later numbers are kept
-// as numbers, their nvidia-smi names not being known.
+// nvidia-smi's names for NVML's recovery actions 0-4 (docs/formats/bundles.md 2.4); later numbers
+// are kept as numbers, their nvidia-smi names not being known.
 constexpr std::array<std::string_view, 5> kRecoveryActions = {"None", "Reset", "Reboot",
                                                               "Drain P2P", "Drain and Reset"};
 
@@ -362,6 +363,14 @@ uint64_t FieldsHash(const GpuState& state) {
 bool IsExporterField(std::string_view field) {
   return std::any_of(std::begin(kMetrics), std::end(kMetrics),
                      [&](const Metric& metric) { return metric.field == field; });
+}
+
+std::optional<std::pair<std::string_view, std::string>> DcgmFieldValue(std::string_view dcgm_name,
+                                                                       std::string_view value) {
+  const Metric* metric = FindMetric(dcgm_name);
+  const std::optional<uint64_t> number = metric ? WholeNumber(value) : std::nullopt;
+  if (!number) return std::nullopt;
+  return std::make_pair(metric->field, ValueText(metric->value, *number));
 }
 
 bool ExporterReader::MayOpen(std::string_view line) {

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "model/model.h"
@@ -14,6 +16,12 @@ namespace faultline::state_internal {
 
 // Whether the exporter reader stores `field` (a query name, or "dcgm.xid_last").
 bool IsExporterField(std::string_view field);
+
+// The query field the DCGM field `dcgm_name` ("DCGM_FI_DEV_XID_ERROR") is stored under, and
+// `value` as that field's text; nullopt when the exporter reader stores no such field, or the
+// value is DCGM's blank, N/A or not a whole number. The dmon reader stores its columns so.
+std::optional<std::pair<std::string_view, std::string>> DcgmFieldValue(std::string_view dcgm_name,
+                                                                       std::string_view value);
 
 // Reads dcgm-exporter /metrics text, `NAME{labels} value [timestamp_ms]`: one GpuState per GPU
 // per scrape. A scrape ends where a (metric, GPU) pair comes again, where a family's `# HELP`

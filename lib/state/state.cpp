@@ -4,6 +4,7 @@
 
 #include "state/csv.h"
 #include "state/dcgmi.h"
+#include "state/dmon.h"
 #include "state/exporter.h"
 #include "state/fields.h"
 #include "state/nvlink.h"
@@ -23,6 +24,7 @@ struct StateReader::Impl {
         exporter(path, &states),
         dcgmi(path, &states),
         nvlink(path, &states),
+        dmon(path, &states),
         table(path, &states) {}
 
   std::vector<GpuState> states;
@@ -32,6 +34,7 @@ struct StateReader::Impl {
   state_internal::ExporterReader exporter;
   state_internal::DcgmiReader dcgmi;
   state_internal::NvlinkReader nvlink;
+  state_internal::DmonReader dmon;
   state_internal::TableReader table;
 };
 
@@ -43,7 +46,7 @@ StateReader& StateReader::operator=(StateReader&&) noexcept = default;
 bool StateReader::InDump() const {
   const Impl& r = *impl_;
   return !(r.query.idle() && r.csv.idle() && r.xml.idle() && r.exporter.idle() && r.dcgmi.idle() &&
-           r.nvlink.idle() && r.table.idle());
+           r.nvlink.idle() && r.dmon.idle() && r.table.idle());
 }
 
 void StateReader::Feed(std::string_view text, uint64_t line_number) {
@@ -58,7 +61,7 @@ void StateReader::Feed(std::string_view text, uint64_t line_number) {
         !state_internal::ExporterReader::MayOpen(line) &&
         !state_internal::DcgmiReader::MayOpen(line) &&
         !state_internal::NvlinkReader::MayOpen(line) &&
-        !state_internal::TableReader::MayOpen(line)) {
+        !state_internal::DmonReader::MayOpen(line) && !state_internal::TableReader::MayOpen(line)) {
       return;
     }
   }
@@ -68,6 +71,7 @@ void StateReader::Feed(std::string_view text, uint64_t line_number) {
   r.exporter.Feed(text, line_number);
   r.dcgmi.Feed(text, line_number);
   r.nvlink.Feed(text, line_number);
+  r.dmon.Feed(text, line_number);
   r.table.Feed(text, line_number);
 }
 
@@ -78,6 +82,7 @@ std::vector<GpuState> StateReader::Finish() {
   impl_->exporter.Finish();
   impl_->dcgmi.Finish();
   impl_->nvlink.Finish();
+  impl_->dmon.Finish();
   impl_->table.Finish();
   return std::exchange(impl_->states, {});
 }
