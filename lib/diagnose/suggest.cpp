@@ -94,7 +94,7 @@ Suggester::Suggester(const std::vector<const Signature*>& signatures, const Know
           {symptom, "", &failure, std::vector<std::string>(words.begin(), words.end())});
     }
   }
-  const double n = static_cast<double>(index_->examples.size());
+  const auto n = static_cast<double>(index_->examples.size());
   for (const auto& [word, count] : documents) {
     index_->weight.emplace(word, std::log(1 + n / static_cast<double>(count)));
   }

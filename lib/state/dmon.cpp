@@ -136,7 +136,7 @@ void DmonReader::TakeRow(std::string_view text, std::string_view line, uint64_t 
   if (words.size() == columns_.size()) {
     cells = words;
   } else {
-    const size_t offset = static_cast<size_t>(line.data() - text.data());
+    const auto offset = static_cast<size_t>(line.data() - text.data());
     for (size_t i = 0; i < columns_.size(); ++i) {
       const size_t at = columns_[i].at;
       if (at < offset || at - offset >= line.size()) continue;
