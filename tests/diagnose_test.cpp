@@ -651,9 +651,12 @@ TEST_CASE("issue 38: the nearest known failure of an unrecognised line") {
   const Diagnosis& unrecognised = analysis.diagnoses[0];
   CHECK(unrecognised.failure->id == "unrecognised-errors");
   CHECK(has_note(unrecognised, "probably cuda-illegal-address"));
-  // An error-like line that shares no words with any failure is named as nothing.
-  const Analysis other =
-      run({logs.Write("other.log", "widget frobnication failed on the teapot subsystem\n")});
+  // A driver notice of a healthy case, error-like to the fallback and like no failure, is named
+  // as nothing.
+  const Analysis other = run({logs.Write(
+      "other.log",
+      "NVRM: Persistence mode is deprecated and will be removed in a future release. Please use "
+      "nvidia-persistenced instead.\n")});
   REQUIRE(!other.diagnoses.empty());
   CHECK_FALSE(has_note(other.diagnoses[0], "probably"));
 }
