@@ -100,6 +100,40 @@ TEST_CASE("matching: the signature is found anywhere in a pasted line") {
   CHECK(line.substr(matches[0].begin).starts_with("NVRM: Xid"));
 }
 
+// Issue 38, item 5: the tolerance policy. A line is read as it stands first; only where no
+// pattern matched is it read in any case, without the driver's prefix, and behind a launcher's tag.
+TEST_CASE("issue 38: a line in another case, without NVRM:, or behind a launcher tag is read") {
+  std::string error;
+  auto set = build(R"json({"signatures": [
+    {"id": "off-bus", "pattern": "NVRM: GPU (?P<pci>[0-9a-f:.]+): GPU has fallen off the bus",
+     "examples": {"match": [{"line": "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."}]}},
+    {"id": "xid", "pattern": "NVRM: Xid \\(PCI:(?P<pci>[0-9a-f:.]+)\\): (?P<xid>\\d+)",
+     "examples": {"match": [{"line": "NVRM: Xid (PCI:0000:3b:00): 79"}]}},
+    {"id": "boot", "pattern": "^-- Reboot --$",
+     "examples": {"match": [{"line": "-- Reboot --"}]}}
+  ]})json",
+                   &error);
+  REQUIRE(set);
+  const std::vector<std::string> off_bus = {"off-bus"};
+  CHECK(matched_ids(*set, "nvrm: gpu 0000:3b:00.0: gpu has fallen off the bus.") == off_bus);
+  CHECK(matched_ids(*set, "[ 5.1] GPU 0000:3b:00.0: GPU has fallen off the bus.") == off_bus);
+  CHECK(matched_ids(*set, "(RayTrainWorker pid=77) -- Reboot --") ==
+        std::vector<std::string>{"boot"});
+  CHECK(matched_ids(*set, "node17 | [gpu-3] -- Reboot --") == std::vector<std::string>{"boot"});
+  // A word still starts where the prefix was: an NVSwitch's SXid is no GPU Xid.
+  CHECK(matched_ids(*set, "SXid (PCI:0000:05:00.0): 12028, Non-fatal").empty());
+  CHECK(matched_ids(*set, "the host said: -- Reboot --").empty());
+
+  // The match still places the message in the whole line, after the tag.
+  std::vector<SignatureMatch> matches;
+  const std::string line = "[worker-3] xid (pci:0000:3b:00): 79";
+  set->Match(line, &matches);
+  REQUIRE(matches.size() == 1);
+  CHECK(line.substr(matches[0].begin) == "xid (pci:0000:3b:00): 79");
+  CHECK(matches[0].fields ==
+        std::vector<std::pair<std::string, std::string>>{{"pci", "0000:3b:00"}, {"xid", "79"}});
+}
+
 TEST_CASE("malformed tables are reported with their file and signature") {
   std::string error;
   CHECK_FALSE(build("{\n  \"signatures\": [\n    {\"id\": \"x\",,}\n  ]\n}", &error));

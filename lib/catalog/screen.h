@@ -5,6 +5,7 @@
 #include <array>
 #include <bitset>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +29,11 @@ class LiteralScreen {
 
   // How many literals it screens for; 0 when it lets every line through.
   size_t literals() const { return literals_.size(); }
+
+  // The literals (lowercase) of which `pattern` cannot match a line without one, as Build keeps
+  // them; nullopt when it needs none the screen can look for (a set holding such a pattern
+  // lets every line through) or does not compile.
+  static std::optional<std::vector<std::string>> RequiredLiterals(const std::string& pattern);
 
  private:
   static constexpr size_t kGram = 3;       // the shortest literal FilteredRE2 is asked for

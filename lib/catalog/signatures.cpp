@@ -9,6 +9,7 @@
 
 #include "catalog/schema.h"
 #include "catalog/tables.h"
+#include "envelope/envelope.h"
 
 namespace faultline {
 namespace {
@@ -109,6 +110,45 @@ bool parse_continues(const Table& table, const json& entry, Signature* signature
   return true;
 }
 
+// `pattern` with each "NVRM: " or "nvidia-smi: " of it optional: README's tolerance policy for a
+// driver message or nvidia-smi's error pasted without its prefix.
+std::string without_prefixes(const std::string& pattern) {
+  static constexpr std::array<std::string_view, 2> kOptional = {"NVRM: ", "nvidia-smi: "};
+  std::string out;
+  for (size_t pos = 0;;) {
+    size_t at = std::string::npos;
+    std::string_view prefix;
+    for (std::string_view optional : kOptional) {
+      if (const size_t found = pattern.find(optional, pos); found < at) {
+        at = found;
+        prefix = optional;
+      }
+    }
+    if (at == std::string::npos) return out.append(pattern, pos);
+    out.append(pattern, pos, at - pos);
+    pos = at + prefix.size();
+    // Without the prefix a word still starts there: "Xid" must not match inside "SXid".
+    const bool word =
+        pos < pattern.size() && std::isalnum(static_cast<unsigned char>(pattern[pos]));
+    out.append("(?:").append(prefix).append(word ? "|\\b)" : ")?");
+  }
+}
+
+// Sets the signature's tolerant pattern: any case, and its prefixes optional where that still
+// compiles and leaves literals for the screen; none when neither form does. The literals are
+// those of the case-sensitive form (the screen compares without case anyway): RE2's prefilter
+// gives up on the letters of a case-folded literal and would guard "(?i)...Xid...: 119" by
+// "): 119" alone.
+void set_tolerant_pattern(Signature* signature) {
+  for (const std::string& candidate : {without_prefixes(signature->pattern), signature->pattern}) {
+    std::optional<std::vector<std::string>> literals = LiteralScreen::RequiredLiterals(candidate);
+    if (!literals) continue;
+    signature->tolerant_pattern = "(?i)" + candidate;
+    signature->tolerant_literals = std::move(*literals);
+    return;
+  }
+}
+
 // Builds one signature from its table entry; returns nullptr and sets *error on failure.
 std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry,
                                            std::string* error) {
@@ -168,6 +208,7 @@ std::unique_ptr<Signature> parse_signature(const Table& table, const json& entry
     *error = "pattern does not compile: " + signature->regex->error();
     return nullptr;
   }
+  if (!signature->unrecognised) set_tolerant_pattern(signature.get());
   signature->group_names.assign(static_cast<size_t>(signature->regex->NumberOfCapturingGroups()),
                                 "");
   for (const auto& [name, index] : signature->regex->NamedCapturingGroups()) {
@@ -219,12 +260,14 @@ std::string_view as_utf8(std::string_view line, std::string* copy) {
   return copy->empty() ? line : std::string_view(*copy);
 }
 
-// Matches `line` against one signature alone; fills *match on success.
-bool match_one(const Signature& signature, std::string_view line, SignatureMatch* match) {
+// Matches `line` against one of a signature's regexes (its own or its tolerant one, which
+// capture the same groups); fills *match on success.
+bool match_with(const Signature& signature, const RE2& regex, std::string_view line,
+                SignatureMatch* match) {
   const size_t groups = signature.group_names.size() + 1;
   std::vector<re2::StringPiece> submatches(groups);
-  if (!signature.regex->Match(re2::StringPiece(line.data(), line.size()), 0, line.size(),
-                              RE2::UNANCHORED, submatches.data(), static_cast<int>(groups))) {
+  if (!regex.Match(re2::StringPiece(line.data(), line.size()), 0, line.size(), RE2::UNANCHORED,
+                   submatches.data(), static_cast<int>(groups))) {
     return false;
   }
   match->signature = &signature;
@@ -237,6 +280,14 @@ bool match_one(const Signature& signature, std::string_view line, SignatureMatch
   }
   return true;
 }
+
+// Matches `line` against one signature's own pattern alone.
+bool match_one(const Signature& signature, std::string_view line, SignatureMatch* match) {
+  return match_with(signature, *signature.regex, line, match);
+}
+
+// How many launcher tags a line may stand behind ("[node3] (Worker pid=12) ...").
+constexpr size_t kMaxLauncherTags = 2;
 
 // Why the wrapped example `text` ("head\ncontinuation...") fails, or nothing.
 std::optional<std::string> check_wrapped(const Signature& signature, std::string_view text,
@@ -268,14 +319,25 @@ std::optional<std::string> check_wrapped(const Signature& signature, std::string
 Signature::Signature() = default;
 Signature::~Signature() = default;
 
+const RE2* Signature::tolerant_regex() const {
+  std::call_once(tolerant_compiled_, [this] {
+    if (tolerant_pattern.empty()) return;
+    auto compiled =
+        std::make_unique<RE2>(tolerant_pattern, regex_options(SignatureSet::kRegexMemoryBudget));
+    if (compiled->ok()) tolerant_regex_ = std::move(compiled);
+  });
+  return tolerant_regex_.get();
+}
+
 // The known signatures' patterns and heads in one set, behind the screen's first group. Each
-// unrecognised signature has a group of its own instead (the last bit shared by any past the
-// 31st) and is matched alone: a line with only an error word ("... failed, status ...") then
-// pays for the one pattern that wants that word, not for a set.
+// unrecognised signature has a group of its own instead (the last bit shared by any past the 31st)
+// and is matched alone: a line with only an error word ("... failed, status ...") then pays for the
+// one pattern that wants that word, not for a set.
 struct SignatureSet::RegexSet {
   RE2::Set set{regex_options(kSetMemoryBudget), RE2::UNANCHORED};
   std::vector<size_t> owner;         // the signature each pattern of the set is (or is the head of)
   std::vector<bool> head;            // whether it is that signature's "continues" head
+  std::vector<size_t> tolerant;      // the signatures with a tolerant regex
   std::vector<size_t> unrecognised;  // the unrecognised signatures, in table order
 
   static constexpr uint32_t kKnown = 1;
@@ -315,14 +377,24 @@ std::unique_ptr<SignatureSet> SignatureSet::Build(const std::vector<Table>& tabl
   std::vector<std::string> patterns;
   std::vector<uint32_t> groups;
   RegexSet& regexes = *set->set_;
+  // The screen passes the lines a signature's tolerant regex may match, its own pattern's
+  // among them: the tolerant literals guard both, and were found once already.
   const auto add_known = [&](size_t owner, bool head, std::string* reason) {
     const Signature& signature = *set->signatures_[owner];
     const std::string& pattern = head ? signature.head : signature.pattern;
     if (regexes.set.Add(pattern, reason) < 0) return false;
     regexes.owner.push_back(owner);
     regexes.head.push_back(head);
-    patterns.push_back(pattern);
-    groups.push_back(RegexSet::kKnown);
+    if (head || signature.tolerant_pattern.empty()) {
+      patterns.push_back(pattern);
+      groups.push_back(RegexSet::kKnown);
+    } else {
+      for (const std::string& literal : signature.tolerant_literals) {
+        patterns.push_back(RE2::QuoteMeta(literal));
+        groups.push_back(RegexSet::kKnown);
+      }
+      regexes.tolerant.push_back(owner);
+    }
     return true;
   };
   for (size_t i = 0; i < set->signatures_.size(); ++i) {
@@ -357,36 +429,7 @@ void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* mat
   std::string copy;
   line = as_utf8(line, &copy);
   const RegexSet& regexes = *set_;
-  std::vector<int> hits;
-  const size_t first = matches->size();
-  if ((groups & RegexSet::kKnown) != 0 &&
-      regexes.set.Match(re2::StringPiece(line.data(), line.size()), &hits)) {
-    std::sort(hits.begin(), hits.end());
-    std::vector<size_t> matched;  // the signatures whose own pattern matched
-    for (int hit : hits) {
-      const auto at = static_cast<size_t>(hit);
-      if (!regexes.head[at]) matched.push_back(regexes.owner[at]);
-    }
-    // A head counts only where its signature's pattern did not match.
-    if (heads != nullptr) {
-      for (int hit : hits) {
-        const auto at = static_cast<size_t>(hit);
-        if (regexes.head[at] &&
-            !std::binary_search(matched.begin(), matched.end(), regexes.owner[at])) {
-          heads->push_back(signatures_[regexes.owner[at]].get());
-        }
-      }
-    }
-    for (bool fallback : {false, true}) {
-      for (size_t index : matched) {
-        const Signature& signature = *signatures_[index];
-        if (signature.fallback != fallback) continue;
-        SignatureMatch match;
-        if (match_one(signature, line, &match)) matches->push_back(std::move(match));
-      }
-      if (matches->size() > first) return;
-    }
-  }
+  if ((groups & RegexSet::kKnown) != 0 && MatchKnown(line, 0, matches, heads)) return;
   // The first unrecognised signature in table order that matches decides.
   for (size_t i = 0; i < regexes.unrecognised.size(); ++i) {
     if ((groups & RegexSet::UnrecognisedGroup(i)) == 0) continue;
@@ -395,6 +438,89 @@ void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* mat
       matches->push_back(std::move(match));
       return;
     }
+  }
+}
+
+bool SignatureSet::MatchKnown(std::string_view line, size_t tags,
+                              std::vector<SignatureMatch>* matches,
+                              std::vector<const Signature*>* heads) const {
+  const RegexSet& regexes = *set_;
+  const re2::StringPiece text(line.data(), line.size());
+  std::vector<int> hits;
+  std::vector<size_t> exact;  // the signatures whose own pattern matched
+  if (regexes.set.Match(text, &hits)) {
+    std::sort(hits.begin(), hits.end());
+    for (int hit : hits) {
+      const auto at = static_cast<size_t>(hit);
+      if (!regexes.head[at]) exact.push_back(regexes.owner[at]);
+    }
+    // A head counts only where its signature's pattern did not match.
+    if (heads != nullptr) {
+      for (int hit : hits) {
+        const auto at = static_cast<size_t>(hit);
+        if (regexes.head[at] &&
+            !std::binary_search(exact.begin(), exact.end(), regexes.owner[at])) {
+          heads->push_back(signatures_[regexes.owner[at]].get());
+        }
+      }
+    }
+  }
+  const auto yield = [&](const std::vector<size_t>& matched, bool own) {
+    const size_t first = matches->size();
+    for (bool fallback : {false, true}) {
+      for (size_t index : matched) {
+        const Signature& signature = *signatures_[index];
+        if (signature.fallback != fallback) continue;
+        const RE2* regex = own ? signature.regex.get() : signature.tolerant_regex();
+        SignatureMatch match;
+        if (regex != nullptr && match_with(signature, *regex, line, &match)) {
+          matches->push_back(std::move(match));
+        }
+      }
+      if (matches->size() > first) return true;
+    }
+    return false;
+  };
+  if (yield(exact, true)) return true;
+  // The tolerant regexes only where no pattern matched as the line stands, and only of the
+  // signatures whose literals the line holds: such lines are few, and a set of every pattern
+  // in any case would cost more to build its automaton for them than to try a few regexes.
+  if (exact.empty() && !regexes.tolerant.empty()) {
+    std::string lower(line);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::vector<size_t> tolerant;
+    for (size_t index : regexes.tolerant) {
+      const std::vector<std::string>& literals = signatures_[index]->tolerant_literals;
+      if (std::any_of(literals.begin(), literals.end(), [&](const std::string& literal) {
+            return lower.find(literal) != std::string::npos;
+          })) {
+        tolerant.push_back(index);
+      }
+    }
+    if (yield(tolerant, false)) return true;
+  }
+  // Then the line without a launcher's tag, its match still placed in the whole line.
+  const size_t tag = tags < kMaxLauncherTags ? launcher_tag_length(line) : 0;
+  if (tag == 0) return false;
+  const size_t first = matches->size();
+  if (!MatchKnown(line.substr(tag), tags + 1, matches, nullptr)) return false;
+  for (size_t i = first; i < matches->size(); ++i) (*matches)[i].begin += tag;
+  return true;
+}
+
+bool match_tolerantly(const Signature& signature, std::string_view line, SignatureMatch* match) {
+  for (size_t offset = 0, tags = 0;; ++tags) {
+    const std::string_view rest = line.substr(offset);
+    const RE2* tolerant = signature.tolerant_regex();
+    if (match_with(signature, *signature.regex, rest, match) ||
+        (tolerant != nullptr && match_with(signature, *tolerant, rest, match))) {
+      match->begin += offset;
+      return true;
+    }
+    const size_t tag = tags < kMaxLauncherTags ? launcher_tag_length(rest) : 0;
+    if (tag == 0) return false;
+    offset += tag;
   }
 }
 
@@ -457,9 +583,16 @@ std::vector<std::string> check_variants(const SignatureSet& set) {
       }
       for (const auto& [kind, text] : variants) {
         SignatureMatch match;
-        if (!match_one(*signature, text, &match)) {
+        if (!match_tolerantly(*signature, text, &match)) {
           misses.push_back(where + std::string(kind) + ": " + text);
         }
+      }
+    }
+    for (const std::string& line : signature->must_not_match) {
+      SignatureMatch match;
+      if (!match_one(*signature, line, &match) && match_tolerantly(*signature, line, &match)) {
+        misses.push_back(signature->table + ": signature " + signature->id +
+                         ": reads tolerantly a line it must not match: " + line);
       }
     }
   }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,11 +67,24 @@ struct Signature {
   std::vector<SignatureExample> must_match;
   std::vector<std::string> must_not_match;
   std::unique_ptr<re2::RE2> regex;
+  // The pattern as README's tolerance policy reads a line: in any case, and without the driver's
+  // "NVRM: " or nvidia-smi's "nvidia-smi: " where the pattern has one. Tried only on a line the
+  // screen passed, that no signature's own pattern matched (SignatureSet::Match) and that holds
+  // one of `tolerant_literals` (lowercase, in any case). Empty when no literal could guard it.
+  std::string tolerant_pattern;
+  std::vector<std::string> tolerant_literals;
+  // The tolerant pattern compiled on first use (few lines ever need it); null when it is empty
+  // or does not compile.
+  const re2::RE2* tolerant_regex() const;
   std::unique_ptr<re2::RE2> head_regex;  // null without "continues"
   std::vector<std::string> group_names;  // [i] names capture group i + 1 ("" if unnamed)
   // Fields every event of it carries whatever the line says ("sets": {"dcgm_error":
   // "DCGM_FR_NVLINK_DOWN"}): what a message's fixed wording means, as a capture would say it.
   std::vector<std::pair<std::string, std::string>> sets;
+
+ private:
+  mutable std::once_flag tolerant_compiled_;
+  mutable std::unique_ptr<re2::RE2> tolerant_regex_;
 };
 
 struct SignatureMatch {
@@ -95,9 +109,11 @@ class SignatureSet {
   static std::unique_ptr<SignatureSet> Build(const std::vector<Table>& tables, std::string* error);
 
   // Appends a match for every signature that matches `line`: fallbacks only if none other did,
-  // and one unrecognised signature only if no other did. With `heads`, also appends each
-  // signature whose "continues" head matches the line while its own pattern does not: the
-  // line may be the first of a wrapped message.
+  // and one unrecognised signature only if no other did. A line no pattern matches as it
+  // stands is read as the tolerance policy says (match_tolerantly): by the tolerant patterns,
+  // then without a launcher's tag at its start (envelope.h, launcher_tag_length). With `heads`,
+  // also appends each signature whose "continues" head matches the line while its own pattern
+  // does not: the line may be the first of a wrapped message.
   void Match(std::string_view line, std::vector<SignatureMatch>* matches,
              std::vector<const Signature*>* heads = nullptr) const;
 
@@ -108,6 +124,11 @@ class SignatureSet {
   struct RegexSet;  // RE2::Set, kept out of this header
 
   SignatureSet();
+
+  // Match's known signatures, for `line` behind `tags` launcher tags already peeled; true if
+  // some matched.
+  bool MatchKnown(std::string_view line, size_t tags, std::vector<SignatureMatch>* matches,
+                  std::vector<const Signature*>* heads) const;
 
   std::vector<std::unique_ptr<Signature>> signatures_;
   LiteralScreen screen_;  // most lines stop here, before the regex sets
@@ -120,6 +141,11 @@ class SignatureSet {
 bool match_wrapped(const Signature& signature, const std::vector<std::string_view>& lines,
                    std::string* joined, SignatureMatch* match);
 
+// Matches `line` against one signature as Match would: its own pattern, then its tolerant one,
+// then both without a launcher's tag at the line's start (a match's `begin` still counts from
+// the start of `line`).
+bool match_tolerantly(const Signature& signature, std::string_view line, SignatureMatch* match);
+
 // Runs every signature's examples against its own pattern; returns one line per failure
 // ("signatures/x.json: signature ID: example '...' did not match"). Empty when all hold. An
 // example line holding "\n" is a wrapped message: its first line must be a head the pattern
@@ -130,8 +156,9 @@ std::vector<std::string> check_examples(const SignatureSet& set);
 // other posts give it, and returns one line per variant the pattern misses ("PATH: signature
 // ID: misses other case: LINE"): the line in lower case ("other case"), without the driver's
 // "NVRM: " or nvidia-smi's "nvidia-smi: " prefix ("prefix removed"), and behind a launcher's
-// prefix ("(RayTrainWorker pid=1234) ", "[worker-3] ", "node17 | ": "prefix added"). The policy
-// README states, measured.
+// prefix ("(RayTrainWorker pid=1234) ", "[worker-3] ", "node17 | ": "prefix added"), as
+// match_tolerantly reads them. The policy README states, measured; also every "no_match"
+// example that the tolerant reading matches.
 std::vector<std::string> check_variants(const SignatureSet& set);
 
 }  // namespace faultline

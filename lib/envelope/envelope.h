@@ -35,6 +35,12 @@ LinePrefix parse_prefix(std::string_view prefix, int year);
 // nullopt for any other line.
 std::optional<std::string_view> prompt_host(std::string_view line);
 
+// How much of `line` a launcher's or collector's tag takes at its start, the blanks after it
+// included: a parenthesised "(RayTrainWorker pid=1234) ", a bracketed "[worker-3] " or
+// "[pod/train-0/main] ", a name and a bar "node17 | " (docker compose, pdsh -S's dshbak); 0
+// when it starts with none. Tags this stage reads (ranks, stamps) are not told apart here.
+size_t launcher_tag_length(std::string_view line);
+
 // One record of `journalctl -o json`, a JSON object a line: the message it carries and its
 // envelope (__REALTIME_TIMESTAMP, __MONOTONIC_TIMESTAMP, _HOSTNAME).
 struct JournalRecord {

@@ -87,4 +87,25 @@ std::optional<std::string_view> prompt_host(std::string_view line) {
   return target.empty() ? host : target;
 }
 
+size_t launcher_tag_length(std::string_view line) {
+  constexpr size_t kMaxTag = 80;
+  const std::string_view head = line.substr(0, kMaxTag);
+  size_t end = 0;
+  if (head.starts_with('(') || head.starts_with('[')) {
+    end = head.find(head.front() == '(' ? ')' : ']');
+    if (end == std::string_view::npos || end < 2) return 0;
+    ++end;
+  } else {
+    // One name, padded to the column of the bar (docker compose's "web_1  | ").
+    end = head.find(" | ");
+    if (end == std::string_view::npos) return 0;
+    const std::string_view name = head.substr(0, head.find_last_not_of(' ', end) + 1);
+    if (name.empty() || name.find_first_of(" \t") != std::string_view::npos) return 0;
+    end += 2;
+  }
+  const size_t blanks = line.find_first_not_of(" \t", end);
+  if (blanks == end || blanks == std::string_view::npos) return 0;  // a tag, then a message
+  return blanks;
+}
+
 }  // namespace faultline
