@@ -393,7 +393,7 @@ TEST_CASE("the first points of a segment are warm-up") {
   for (int i = 1; i <= 30; ++i) {
     P p;
     p.step = i;
-    p.loss = i == 10 ? 40.0f : 2.0f;
+    p.loss = i == 10 ? 15.0f : 2.0f;  // below Megatron's 10x, which no warm-up excuses
     p.iteration_seconds = i == 5 ? 100.0f : 1.0f;
     p.skipped = i < 5 ? 3 : 0;
     p.set(P::kLoss);
@@ -537,4 +537,32 @@ TEST_CASE("the detectors' thresholds are the tables', and the explanations say t
         std::string::npos);
   CHECK(spike->explanation.find("halves of the trailing 100)") != std::string::npos);
   CHECK(spike->explanation.find("{anomaly.") == std::string::npos);
+}
+
+// Issue 38, item 4: Megatron's rule needs one value before it, not a history or a warm-up: a
+// short excerpt whose loss jumps from 2.2 to 8e27 (PaddleDetection#3326) is a spike.
+TEST_CASE("issue 38: Megatron's rule holds with two points") {
+  Series series;
+  for (const auto& [step, loss] : {std::pair{0, 2.24f}, std::pair{20, 8.0e27f}}) {
+    P p;
+    p.step = step;
+    p.loss = loss;
+    p.set(P::kLoss);
+    series.Add(p);
+  }
+  const auto spikes = of_kind(detect_anomalies(series, parameters()), "loss-spike");
+  REQUIRE(spikes.size() == 1);
+  CHECK(spikes[0].fields.at("step") == "20");
+  CHECK(spikes[0].evidence.text.find("10x the largest loss") != std::string::npos);
+
+  // A loss that falls, however fast, is no spike.
+  Series falling;
+  for (const auto& [step, loss] : {std::pair{0, 80.0f}, std::pair{20, 2.0f}}) {
+    P p;
+    p.step = step;
+    p.loss = loss;
+    p.set(P::kLoss);
+    falling.Add(p);
+  }
+  CHECK(of_kind(detect_anomalies(falling, parameters()), "loss-spike").empty());
 }

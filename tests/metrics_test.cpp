@@ -1004,3 +1004,45 @@ TEST_CASE("a tqdm bar with losses in its description numbers the overflows after
   CHECK(overflows.points()[0].step == 77);
   CHECK(overflows.points()[0].skipped == 1);
 }
+
+// Issue 38, item 4: a loss is known by its name's words, in any trainer's line: a prefix or a
+// component ("avr_loss", "loss_bbox_reg", "poly_loss"), not a scale or an evaluation.
+TEST_CASE("issue 38: loss-like names, key-value tables, bracketed keys and tensors") {
+  // kohya-ss/sd-scripts#2137: tqdm's postfix names the loss "avr_loss".
+  CHECK(only_point({"steps:   1%|▋        | 41/3280 [00:50<1:06:54,  1.24s/it, avr_loss=nan]"})
+            .loss_nonfinite());
+  // openai/guided-diffusion#50: the logger's key-value table, one row a line.
+  CHECK(only_point({"| lg_loss_scale | -1.62e+04 |", "| loss          | nan       |"})
+            .loss_nonfinite());
+  // nv-tlabs/LION#9: a bracketed key.
+  CHECK(only_point({"2023-01-25 00:21:34.569 | INFO     | trainers.base_trainer:train_epochs:256 - "
+                    "[R0] | E6 iter[ 14/ 15] | [Loss] nan | [step]   104 |"})
+            .loss_nonfinite());
+  // AdvancedLiterateMachinery#161: a dict of tensors, one component NaN.
+  CHECK(only_point({"{'pt_loss': tensor(5.8353, device='cuda:0', grad_fn=<NllLoss2DBackward0>), "
+                    "'poly_loss': tensor(nan, device='cuda:0', grad_fn=<NllLoss2DBackward0>)}"})
+            .loss_nonfinite());
+  // Neither a loss scale nor a validation loss is the training loss.
+  CHECK(read({"step=3 loss_scale=nan", "step=4 val_loss=nan"}).empty());
+}
+
+// PaddleDetection#3326, SeanNaren/deepspeech.pytorch#485: "Epoch: [E] [n/N]" numbers the points;
+// the line's main loss is the named "loss", a component's finite value does not replace it.
+TEST_CASE("issue 38: an epoch's batch counter is the step of a generic metric line") {
+  const auto series =
+      read({"[06/08 16:58:12] ppdet.engine INFO: Epoch: [0] [   0/3308] learning_rate: 0.000025 "
+            "loss_rpn_cls: 0.698832 loss: 2.241040 eta: 13:33:58",
+            "[06/08 16:58:17] ppdet.engine INFO: Epoch: [0] [  20/3308] learning_rate: 0.000030 "
+            "loss_rpn_cls: 0.695908 loss: 8035386370816811357582655488.000000 eta: 3:18:52",
+            "Epoch: [1][4686/6051]   Time 1.781 (1.857)      Data 0.005 (0.005)      Loss 42.8735 "
+            "(73.3981)"});
+  REQUIRE(series.size() == 1);
+  const auto& p = series[0].points();
+  REQUIRE(p.size() == 3);
+  CHECK(p[0].step == 0);
+  CHECK(p[0].loss == doctest::Approx(2.24104));
+  CHECK(p[1].step == 20);
+  CHECK(p[1].loss > 1e27);
+  CHECK(p[2].step == 6051 + 4686);  // batch 4686 of 6051 in epoch 1
+  CHECK(p[2].loss == doctest::Approx(42.8735));
+}

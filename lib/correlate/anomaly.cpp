@@ -200,7 +200,14 @@ class SpikeScorer {
       score.z = s.residual / std::max(s.noise, floor);
       score.baseline = use_log_ ? std::exp(s.predicted) : s.predicted;
       score.ratio = score.baseline > 0 ? *v / score.baseline : 0;
-      score.megatron_rule = max_ > 0 && *v > k_.megatron_spike_factor * max_;
+    }
+    // Megatron-LM's rule needs no history: one value before it is enough.
+    if (max_ > 0 && *v > k_.megatron_spike_factor * max_) {
+      score.megatron_rule = true;
+      if (score.baseline <= 0) {
+        score.baseline = max_;
+        score.ratio = *v / max_;
+      }
     }
     trend_.Push(x);
     max_ = std::max(max_, *v);
@@ -246,9 +253,11 @@ void detect_spikes(const Series& series, const AnomalyParameters& k, Emitter* em
     loss[i] = losses.Score(p[i]);
     grad[i] = grads.Score(p[i]);
   }
+  // The warm-up's points are skipped by the statistical test, not by Megatron's rule: nothing
+  // calibrates a loss ten times above every loss before it.
   const size_t from = exclusion(series, k);
   for_each_run(
-      p, from, [&](size_t i) { return is_spike(loss[i], k); },
+      p, 0, [&](size_t i) { return loss[i].megatron_rule || (i >= from && is_spike(loss[i], k)); },
       [&](size_t first, size_t last) {
         const SpikeScore& s = loss[first];
         const std::string rule =

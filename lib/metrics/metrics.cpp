@@ -42,7 +42,8 @@ std::optional<int64_t> take_integer(std::string_view text, size_t* pos) {
 }
 
 // A number as Python, JSON and C print it, after what wraps it: spaces, quotes (HF's ".4g"
-// strings), list brackets (DeepSpeed's lr=[5e-05]), numpy's "np.float64(...)"; "nan", "NaN",
+// strings), list brackets (DeepSpeed's lr=[5e-05]), numpy's "np.float64(...)", PyTorch's
+// "tensor(nan, device='cuda:0')" (a dict of losses printed as it is); "nan", "NaN",
 // "inf", "-inf", "Infinity", "2.3E+00", "+1.5". With `grouped`, "7,282" reads as 7282.
 std::optional<double> read_number(std::string_view text, bool grouped = false) {
   size_t i = 0;
@@ -50,7 +51,7 @@ std::optional<double> read_number(std::string_view text, bool grouped = false) {
                              text[i] == '[' || text[i] == '(')) {
     ++i;
   }
-  for (std::string_view wrapper : {"np.float64(", "np.float32("}) {
+  for (std::string_view wrapper : {"np.float64(", "np.float32(", "tensor("}) {
     if (text.substr(i).starts_with(wrapper)) i += wrapper.size();
   }
   if (i < text.size() && text[i] == '+') ++i;
@@ -210,6 +211,30 @@ constexpr std::array kKerasKeys = {
     Key{"loss", Slot::kLoss, 1, 1},
 };
 
+// A loss the generic reader knows by its name's words (split at '_', '/', '.', '-'): one of
+// kLossWords and none of kNotLossWords ("avr_loss", "loss_bbox_reg", "train/nll", "poly_loss";
+// not "loss_scale", "val_loss"). Below every named key: the line's main loss is a named one.
+constexpr std::array<std::string_view, 6> kLossWords = {"loss", "losses",     "nll",
+                                                        "xent", "perplexity", "ppl"};
+constexpr std::array<std::string_view, 12> kNotLossWords = {
+    "scale", "scaler", "weight", "coef", "lambda",     "ratio",
+    "val",   "valid",  "eval",   "test", "validation", "lr"};
+constexpr Key kLossLike{"", Slot::kLoss, 1, 0};
+
+bool is_loss_like(std::string_view name) {
+  bool loss = false;
+  for (size_t start = 0; start <= name.size();) {
+    size_t end = name.find_first_of("_/.-", start);
+    if (end == std::string_view::npos) end = name.size();
+    const std::string_view word = name.substr(start, end - start);
+    const auto is = [&](std::string_view known) { return equals_ignoring_case(known, word); };
+    if (std::any_of(kNotLossWords.begin(), kNotLossWords.end(), is)) return false;
+    loss = loss || std::any_of(kLossWords.begin(), kLossWords.end(), is);
+    start = end + 1;
+  }
+  return loss;
+}
+
 // The key named `name`, in any case: trainers print "loss", "Loss" and "LOSS" alike.
 template <size_t N>
 const Key* find_key(const std::array<Key, N>& keys, std::string_view name) {
@@ -246,11 +271,16 @@ void store(const Key& key, double value, Record* r) {
       p.step = static_cast<int64_t>(value);
       r->has_step = true;
       return;
-    case Slot::kLoss:
-      if (key.loss_priority <= r->loss_priority) return;
-      r->loss_priority = key.loss_priority;
+    case Slot::kLoss: {
+      // The line's main loss is its best-named one; a NaN or Inf in any loss (a component's
+      // "loss_bbox_reg: nan") is the line's news, as it will be the total's.
+      const bool stored = p.has(MetricPoint::kLoss);
+      const bool news = !std::isfinite(value) && (!stored || std::isfinite(p.loss));
+      if (stored && key.loss_priority <= r->loss_priority && !news) return;
+      r->loss_priority = std::max(r->loss_priority, key.loss_priority);
       p.loss = as_float(value);
       return p.set(MetricPoint::kLoss);
+    }
     case Slot::kGradNorm:
       p.grad_norm = as_float(value);
       return p.set(MetricPoint::kGradNorm);
@@ -377,6 +407,38 @@ bool parse_pipe_continuation(std::string_view body, Record* r) {
   return true;
 }
 
+bool loss_or_grad_norm(const Record& r) {
+  return r.point.has(MetricPoint::kLoss) || r.point.has(MetricPoint::kGradNorm);
+}
+
+bool starts_word(std::string_view body, size_t at) {
+  return at == 0 || !is_word(body[at - 1]);
+}
+
+// "[n]" or "[ n/total]" at body[*pos]; `*pos` ends past the ']'.
+struct Bracket {
+  int64_t n = 0;
+  std::optional<int64_t> total;
+};
+
+std::optional<Bracket> take_bracket(std::string_view body, size_t* pos) {
+  if (*pos >= body.size() || body[*pos] != '[') return std::nullopt;
+  ++*pos;
+  while (*pos < body.size() && body[*pos] == ' ') ++*pos;
+  Bracket out;
+  auto n = take_integer(body, pos);
+  if (!n) return std::nullopt;
+  out.n = *n;
+  if (*pos < body.size() && body[*pos] == '/') {
+    ++*pos;
+    out.total = take_integer(body, pos);
+    if (!out.total) return std::nullopt;
+  }
+  if (*pos >= body.size() || body[*pos] != ']') return std::nullopt;
+  ++*pos;
+  return out;
+}
+
 // ---- "name=value" / "name: value" / dict and JSON keys --------------------------------------
 
 struct WordScan {
@@ -394,10 +456,17 @@ std::string_view key_before(std::string_view body, size_t sep, char* quote) {
   size_t end = sep;
   while (end > 0 && is_blank(body[end - 1])) --end;
   *quote = 0;
-  if (end > 0 && (body[end - 1] == '\'' || body[end - 1] == '"')) *quote = body[--end];
+  // A key in quotes (dicts, JSON) or in brackets (LION's "[Loss] nan").
+  char open = 0;
+  if (end > 0 && (body[end - 1] == '\'' || body[end - 1] == '"')) {
+    *quote = open = body[--end];
+  } else if (end > 0 && body[end - 1] == ']') {
+    open = '[';
+    --end;
+  }
   size_t begin = end;
   while (begin > 0 && is_word(body[begin - 1])) --begin;
-  if (*quote != 0 && (begin == 0 || body[begin - 1] != *quote)) return {};
+  if (open != 0 && (begin == 0 || body[begin - 1] != open)) return {};
   return body.substr(begin, end - begin);
 }
 
@@ -421,22 +490,39 @@ bool evaluation_before(std::string_view body, size_t begin) {
          word == "test";
 }
 
+// With `loss_like`, a key no entry of `keys` names is a loss when its name says so (is_loss_like).
+// Whether a line speaks of an evaluation anywhere ("validation loss at iteration 71 on test set
+// | lm loss PPL: 7.3"): a loss it names only by a loss-like word is not the training loss.
+bool names_evaluation(std::string_view body) {
+  for (std::string_view word : {"validation", "eval", "test", "val_", "val "}) {
+    if (body.find(word) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 template <size_t N>
-void scan_words(std::string_view body, Record* r, WordScan* scan, const std::array<Key, N>& keys) {
+void scan_words(std::string_view body, Record* r, WordScan* scan, const std::array<Key, N>& keys,
+                bool loss_like = false) {
   for (size_t sep = 0; sep < body.size(); ++sep) {
-    // "name=value", "name: value", and "name value" (TensorFlow's "step 12972", lit-gpt's
-    // "loss nan"): blanks between a key and a number.
+    // "name=value", "name: value", "name value" (TensorFlow's "step 12972", lit-gpt's "loss
+    // nan", LION's "[Loss] nan": blanks between a key and a number) and a key-value table's row
+    // "| loss   | nan |" (OpenAI's logger).
     size_t value_at = sep + 1;
-    if (is_blank(body[sep])) {
-      if (sep == 0 || !is_word(body[sep - 1])) continue;
+    if (is_blank(body[sep]) || body[sep] == '|') {
+      const bool bar = body[sep] == '|';
+      if (sep == 0 || (!bar && !is_word(body[sep - 1]) && body[sep - 1] != ']')) continue;
       while (value_at < body.size() && is_blank(body[value_at])) ++value_at;
-      if (!number_at(body, value_at)) continue;
+      if ((bar && value_at == sep + 1) || !number_at(body, value_at)) continue;
     } else if (body[sep] != ':' && body[sep] != '=') {
       continue;
     }
     char quote = 0;
     const std::string_view name = key_before(body, sep, &quote);
     const Key* key = name.empty() ? nullptr : find_key(keys, name);
+    if (key == nullptr && loss_like && !name.empty() && is_loss_like(name) &&
+        !names_evaluation(body)) {
+      key = &kLossLike;
+    }
     if (key == nullptr) continue;
     const auto begin = static_cast<size_t>(name.data() - body.data());
     if (key->slot == Slot::kLoss && quote == 0 && evaluation_before(body, begin)) {
@@ -466,12 +552,33 @@ std::optional<int> deepspeed_rank(std::string_view head) {
   return static_cast<int>(*rank);
 }
 
+// The step of "Epoch: [E] [n/N]" or "Epoch: [E][n/N]" (DETR's and PaddleDetection's
+// MetricLogger, deepspeech.pytorch): batch n of N in epoch E, counted across epochs.
+std::optional<int64_t> epoch_counter_step(std::string_view body) {
+  const size_t at = body.find("Epoch");
+  if (at == std::string_view::npos || !starts_word(body, at)) return std::nullopt;
+  size_t pos = at + 5;
+  if (pos < body.size() && body[pos] == ':') ++pos;
+  while (pos < body.size() && body[pos] == ' ') ++pos;
+  const std::optional<Bracket> epoch = take_bracket(body, &pos);
+  while (pos < body.size() && body[pos] == ' ') ++pos;
+  const std::optional<Bracket> batch = epoch ? take_bracket(body, &pos) : std::nullopt;
+  if (!batch || epoch->total || !batch->total) return std::nullopt;
+  return epoch->n * *batch->total + batch->n;
+}
+
 bool parse_word_line(std::string_view body, Record* r) {
   WordScan scan;
-  scan_words(body, r, &scan, kWordKeys);
+  scan_words(body, r, &scan, kWordKeys, true);
   const MetricPoint& p = r->point;
   const bool loss_or_grad = p.has(MetricPoint::kLoss) || p.has(MetricPoint::kGradNorm);
   if (r->reject || scan.first_key == std::string_view::npos) return false;
+  if (!r->has_step && loss_or_grad) {
+    if (const std::optional<int64_t> step = epoch_counter_step(body)) {
+      r->point.step = *step;
+      r->has_step = true;
+    }
+  }
   // A loop that logs once per epoch ("epoch: 12 loss: 0.21") numbers its points by the epoch. A
   // fractional epoch (the HF Trainer's) is a position inside one, not a step; a line that
   // evaluates, or a table row (fairseq's end-of-epoch summary), is no training point.
@@ -638,8 +745,8 @@ bool parse_progress_bar(std::string_view body, Record* r) {
   // The metrics are in the postfix ("k=v") or, set as the bar's description, before it
   // ("[losses/total_loss: 0.22 | ...]:   2%|", trlX).
   WordScan scan;
-  scan_words(after.substr(rate.size()), r, &scan, kWordKeys);
-  if (!r->point.has(MetricPoint::kLoss)) scan_words(body.substr(0, bar), r, &scan, kWordKeys);
+  scan_words(after.substr(rate.size()), r, &scan, kWordKeys, true);
+  if (!r->point.has(MetricPoint::kLoss)) scan_words(body.substr(0, bar), r, &scan, kWordKeys, true);
   if (!r->point.has(MetricPoint::kLoss) || r->reject) return false;
   if (auto seconds = rate_seconds(rate)) {
     r->point.iteration_seconds = static_cast<float>(*seconds);
@@ -653,38 +760,6 @@ bool parse_progress_bar(std::string_view body, Record* r) {
   r->has_step = true;
   r->format = epoch ? "lightning" : "tqdm";
   return true;
-}
-
-bool loss_or_grad_norm(const Record& r) {
-  return r.point.has(MetricPoint::kLoss) || r.point.has(MetricPoint::kGradNorm);
-}
-
-bool starts_word(std::string_view body, size_t at) {
-  return at == 0 || !is_word(body[at - 1]);
-}
-
-// "[n]" or "[ n/total]" at body[*pos]; `*pos` ends past the ']'.
-struct Bracket {
-  int64_t n = 0;
-  std::optional<int64_t> total;
-};
-
-std::optional<Bracket> take_bracket(std::string_view body, size_t* pos) {
-  if (*pos >= body.size() || body[*pos] != '[') return std::nullopt;
-  ++*pos;
-  while (*pos < body.size() && body[*pos] == ' ') ++*pos;
-  Bracket out;
-  auto n = take_integer(body, pos);
-  if (!n) return std::nullopt;
-  out.n = *n;
-  if (*pos < body.size() && body[*pos] == '/') {
-    ++*pos;
-    out.total = take_integer(body, pos);
-    if (!out.total) return std::nullopt;
-  }
-  if (*pos >= body.size() || body[*pos] != ']') return std::nullopt;
-  ++*pos;
-  return out;
 }
 
 // ---- mmengine / mmcv (MMDetection, MMSegmentation, ...): "Epoch(train)  [1][ 50/1000]  lr: ..
