@@ -174,8 +174,15 @@ bool error_like_after_masks(std::string_view line, const Signature& signature) {
                        RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), kNegated);
   // Nothing to mask: the match stands.
   if (!quoted && !negated) return true;
+  // A structured log's message is a quoted value ("msg":"failed to ...", zap, logrus, slog):
+  // it is read as text, not masked like the quoted strings inside a message.
+  static const RE2 kMessageValue(
+      R"re("(?:msg|message|error|err|reason)"\s*:\s*"((?:[^"\\]|\\.)*)")re");
   std::string text(line);
-  if (quoted) apply_masks(kQuotesAndPaths, kQuotesAndPaths + 2, &text);
+  if (quoted) {
+    RE2::GlobalReplace(&text, kMessageValue, " \\1 ");
+    apply_masks(kQuotesAndPaths, kQuotesAndPaths + 2, &text);
+  }
   if (negated) RE2::GlobalReplace(&text, kNegated, "<none>");
   return RE2::PartialMatch(text, *signature.regex);
 }
