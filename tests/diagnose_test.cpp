@@ -672,3 +672,25 @@ TEST_CASE("issue 38: a dcgmi dmon row's Xid field is that Xid on that GPU") {
   CHECK(analysis.diagnoses[0].gpu.index == 1);
   CHECK(analysis.diagnoses[0].evidence.front().text.str() == "GPU 1      120");
 }
+
+// A generic class of unknown kind takes the kind DCGM's table gives the code its evidence names,
+// by name or by the number a tool prints (aws/eks-node-monitoring-agent#39).
+TEST_CASE("issue 38: a DCGM error code's documented kind is its diagnosis's kind") {
+  LogFolder logs;
+  const Analysis by_name = run({logs.Write(
+      "health.txt",
+      "ErrorCode:DCGM_FR_VOLATILE_DBE_DETECTED GPU:0 Detected 1 volatile double-bit ECC "
+      "error(s) in GPU 0.\n")});
+  REQUIRE(by_name.diagnoses.size() == 1);
+  CHECK(by_name.diagnoses[0].failure->kind == ClassKind::kUnknown);
+  CHECK(by_name.diagnoses[0].kind == ClassKind::kHardware);
+
+  const Analysis by_number = run({logs.Write(
+      "agent.log",
+      "{\"msg\":\"sending condition to exporter\",\"condition\":{\"Reason\":\"DCGMHealthCode4\","
+      "\"Message\":\"DCGM detected issues in health check system with error code 4\"}}\n")});
+  REQUIRE(by_number.diagnoses.size() == 1);
+  CHECK(by_number.diagnoses[0].failure->id == "dcgm-error-isolate");
+  CHECK(by_number.diagnoses[0].kind == ClassKind::kHardware);
+  CHECK(has_note(by_number.diagnoses[0], "DCGM_FR_VOLATILE_DBE_DETECTED"));
+}

@@ -377,6 +377,25 @@ void set_times(Diagnosis* diagnosis) {
   }
 }
 
+// The kind the documentation of the library error codes `events` name gives them (error_codes.cpp
+// decodes them), when every event names one and they agree; unknown otherwise.
+ClassKind documented_kind(const std::vector<const Event*>& events) {
+  std::optional<ClassKind> kind;
+  for (const Event* event : events) {
+    std::optional<ClassKind> named;
+    for (std::string_view field :
+         {capture::kCudaErrorKind, capture::kNvmlErrorKind, capture::kDcgmErrorKind}) {
+      if (auto value = event->fields.find(std::string(field)); value != event->fields.end()) {
+        named = parse_class_kind(value->second);
+        break;
+      }
+    }
+    if (!named || (kind && *kind != *named)) return ClassKind::kUnknown;
+    kind = named;
+  }
+  return kind.value_or(ClassKind::kUnknown);
+}
+
 Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& host,
                          const GpuRef& gpu, const MemoryRepair& memory) {
   std::stable_sort(candidates.begin(), candidates.end(), ranks_before);
@@ -384,6 +403,8 @@ Diagnosis make_diagnosis(std::vector<Candidate> candidates, const std::string& h
   const Subject subject{host, gpu, memory, top.events};
   Diagnosis diagnosis;
   diagnosis.failure = top.failure;
+  diagnosis.kind =
+      top.failure->kind == ClassKind::kUnknown ? documented_kind(top.events) : top.failure->kind;
   diagnosis.severity = top.failure->severity;
   diagnosis.confidence = std::round(top.confidence * 100) / 100;
   diagnosis.host = host;
@@ -457,7 +478,7 @@ void escalate_recurrence(std::pair<int, size_t> recurrent, const Recurrence& rec
                          const Subject& subject, Diagnosis* diagnosis) {
   const int xid = recurrent.first;
   const size_t boots = recurrent.second;
-  if (recurrence.boots == 0 || diagnosis->failure->kind != ClassKind::kHardware ||
+  if (recurrence.boots == 0 || diagnosis->kind != ClassKind::kHardware ||
       boots < static_cast<size_t>(recurrence.boots)) {
     return;
   }

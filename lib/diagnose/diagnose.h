@@ -23,6 +23,10 @@ std::string_view role_name(Role role);
 struct Diagnosis {
   int position = 0;  // 1-based rank
   const FailureClass* failure = nullptr;
+  // The class's kind; for a class of unknown kind (the generic cuda-error, nvml-error and
+  // dcgm-error), the kind NVIDIA's documentation gives the library error code its events name,
+  // when they all name one: a DCGM_FR_VOLATILE_DBE_DETECTED is hardware.
+  ClassKind kind = ClassKind::kUnknown;
   // The class's severity; a last-resort class's is that of the evidence it found.
   Severity severity = Severity::kInfo;
   double confidence = 0;
@@ -47,10 +51,11 @@ struct Signature;
 
 // The nearest known failure of a line no signature knows (issue 38 item 6): its template
 // (masked as extract's line_template masks) is compared with every example line of the
-// catalog's signatures and every symptom line of its classes, masked alike, as sets of words weighted by how rare each is among the
-// examples (a weighted Jaccard similarity). The best example at or above the threshold, with at
-// least kMinSharedWords words in common, names its signature's class: "probably CLASS (like:
-// EXAMPLE)", at lower confidence than a match, never a diagnosis of its own.
+// catalog's signatures and every symptom line of its classes, masked alike, as sets of words
+// weighted by how rare each is among the examples (a weighted Jaccard similarity). The best example
+// at or above the threshold, with at least kMinSharedWords words in common, names its signature's
+// class: "probably CLASS (like: EXAMPLE)", at lower confidence than a match, never a diagnosis of
+// its own.
 struct Suggestion {
   const FailureClass* failure = nullptr;
   std::string example;  // the example line it is most like

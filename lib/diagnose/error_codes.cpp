@@ -1,5 +1,6 @@
 // CUDA, NVML and DCGM error codes and NVSwitch SXids read by the catalog's tables of NVIDIA's
 // documented codes.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,9 +54,15 @@ void decode_dcgm_errors(const Knowledge& knowledge, std::vector<Event>* events) 
   for (Event& event : *events) {
     auto named = event.fields.find(std::string(capture::kDcgmError));
     if (named == event.fields.end()) continue;
+    // By name (DCGM_FR_...), or by number where a tool prints the code alone ("error code 4").
     auto error = knowledge.dcgm_errors.find(named->second);
+    if (const std::optional<int> code = parse_number<int>(named->second)) {
+      error = std::find_if(knowledge.dcgm_errors.begin(), knowledge.dcgm_errors.end(),
+                           [&](const auto& entry) { return entry.second.code == *code; });
+    }
     if (error == knowledge.dcgm_errors.end()) continue;
     const DcgmError& row = error->second;
+    event.fields.set(capture::kDcgmError, row.name);
     event.fields.set(capture::kDcgmErrorCode, std::to_string(row.code));
     event.fields.set(capture::kDcgmErrorMessage, row.message);
     event.fields.set(capture::kDcgmErrorNextSteps, row.next_steps);

@@ -118,7 +118,7 @@ void render_table(const Analysis& analysis, std::ostream& out) {
         "{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"num\">{:.2f}</td></tr>\n",
         d.position, severity_badge(d.severity), d.position, html_escape(d.failure->id),
-        prose(d.failure->title), class_kind_name(d.failure->kind), html_escape(role),
+        prose(d.failure->title), class_kind_name(d.kind), html_escape(role),
         d.host.empty() ? "—" : html_escape(d.host),
         d.gpu.pci.empty() ? "—" : "<code>" + html_escape(d.gpu.pci) + "</code>", d.confidence);
   }
@@ -165,7 +165,7 @@ void render_diagnosis(const Diagnosis& d, std::ostream& out) {
     out << "</div>\n";
   }
   std::string why = fmt::format("confidence {:.2f} · {} · {}", d.confidence,
-                                class_kind_name(d.failure->kind), role_name(d.role));
+                                class_kind_name(d.kind), role_name(d.role));
   if (d.caused_by) why += fmt::format(" (caused by #{})", *d.caused_by);
   why += fmt::format(" · {} occurrence{}", d.occurrences, d.occurrences == 1 ? "" : "s");
   if (d.first_seen.known()) why += " · first " + d.first_seen.iso();

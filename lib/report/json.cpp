@@ -58,7 +58,7 @@ json diagnosis_entry(const Diagnosis& diagnosis) {
   return {{"position", diagnosis.position},
           {"id", failure.id},
           {"title", failure.title},
-          {"class", class_kind_name(failure.kind)},
+          {"class", class_kind_name(diagnosis.kind)},
           {"severity", severity_name(diagnosis.severity)},
           {"confidence", diagnosis.confidence},
           {"role", role_name(diagnosis.role)},
@@ -109,7 +109,7 @@ void render_json(const Analysis& analysis, std::ostream& out) {
   json initiating = nullptr;
   for (const Diagnosis& diagnosis : analysis.diagnoses) {
     hardware_fault |=
-        diagnosis.failure->kind == ClassKind::kHardware && diagnosis.severity >= Severity::kError;
+        diagnosis.kind == ClassKind::kHardware && diagnosis.severity >= Severity::kError;
     if (diagnosis.role == Role::kInitiating && initiating.is_null())
       initiating = diagnosis.position;
   }

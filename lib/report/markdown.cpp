@@ -71,8 +71,8 @@ void render_table(const Analysis& analysis, std::ostream& out) {
                                  : std::string(role_name(d.role));
     out << fmt::format(
         "| {} | {} | {} | {} | {} | {} | {} | {:.2f} |\n", d.position, severity_name(d.severity),
-        cell(code(d.failure->id) + " " + prose(d.failure->title)), class_kind_name(d.failure->kind),
-        role, cell(or_dash(d.host)), cell(or_dash(d.gpu.pci)), d.confidence);
+        cell(code(d.failure->id) + " " + prose(d.failure->title)), class_kind_name(d.kind), role,
+        cell(or_dash(d.host)), cell(or_dash(d.gpu.pci)), d.confidence);
   }
 }
 
@@ -90,8 +90,8 @@ void render_diagnosis(const Diagnosis& d, std::ostream& out) {
   out << fmt::format("\n### {}. {} {}: {}\n\n", d.position, severity_name(d.severity),
                      code(d.failure->id), prose(d.failure->title));
   out << "**Subject:** " << prose(subject_line(d)) << "  \n";
-  out << fmt::format("**Why:** confidence {:.2f}, {}, {}", d.confidence,
-                     class_kind_name(d.failure->kind), role_name(d.role));
+  out << fmt::format("**Why:** confidence {:.2f}, {}, {}", d.confidence, class_kind_name(d.kind),
+                     role_name(d.role));
   if (d.caused_by) out << fmt::format(" (caused by #{})", *d.caused_by);
   out << fmt::format(", {} occurrence{}", d.occurrences, d.occurrences == 1 ? "" : "s");
   if (d.first_seen.known()) out << ", first " << code(d.first_seen.iso());

@@ -247,9 +247,8 @@ class Writer {
 };
 
 std::string why_line(const Diagnosis& diagnosis) {
-  std::string line =
-      fmt::format("confidence {:.2f} · {} · {}", diagnosis.confidence,
-                  class_kind_name(diagnosis.failure->kind), role_name(diagnosis.role));
+  std::string line = fmt::format("confidence {:.2f} · {} · {}", diagnosis.confidence,
+                                 class_kind_name(diagnosis.kind), role_name(diagnosis.role));
   if (diagnosis.caused_by) line += fmt::format(" (caused by #{})", *diagnosis.caused_by);
   line += fmt::format(" · {} occurrence{}", diagnosis.occurrences,
                       diagnosis.occurrences == 1 ? "" : "s");
