@@ -1022,6 +1022,10 @@ TEST_CASE("issue 38: loss-like names, key-value tables, bracketed keys and tenso
   CHECK(only_point({"{'pt_loss': tensor(5.8353, device='cuda:0', grad_fn=<NllLoss2DBackward0>), "
                     "'poly_loss': tensor(nan, device='cuda:0', grad_fn=<NllLoss2DBackward0>)}"})
             .loss_nonfinite());
+  // The TF2 Object Detection API's loss dict: quoted keys that are paths of names.
+  CHECK(only_point({"I0409 23:03:12.869635 140410452137792 model_lib_v2.py:708] "
+                    "{'Loss/classification_loss': nan,"})
+            .loss_nonfinite());
   // Neither a loss scale nor a validation loss is the training loss.
   CHECK(read({"step=3 loss_scale=nan", "step=4 val_loss=nan"}).empty());
 }

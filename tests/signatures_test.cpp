@@ -134,6 +134,25 @@ TEST_CASE("issue 38: a line in another case, without NVRM:, or behind a launcher
         std::vector<std::pair<std::string, std::string>>{{"pci", "0000:3b:00"}, {"xid", "79"}});
 }
 
+// A JSON string that carries a message of several lines, its newlines escaped (a job master's
+// failure report, intelligent-machine-learning/dlrover's blog): each line is read alone.
+TEST_CASE("issue 38: the lines of a message inside one JSON string are read one by one") {
+  Catalog catalog;
+  std::string error;
+  REQUIRE(load_catalog({}, &catalog, &error));
+  const std::string line =
+      R"(      "message": "RuntimeError: CUDA error: uncorrectable NVLink error detected during )"
+      R"(the execution\nCUDA kernel errors might be asynchronously reported at some other API )"
+      R"(call, so the stacktrace below might be incorrect.\n",)";
+  std::vector<SignatureMatch> matches;
+  catalog.signatures->Match(line, &matches);
+  std::vector<std::string> ids;
+  for (const SignatureMatch& match : matches) ids.push_back(match.signature->id);
+  CHECK(ids == std::vector<std::string>{"cuda-error-message", "pytorch-cuda-error-note"});
+  REQUIRE(!matches.empty());
+  CHECK(line.substr(matches[0].begin).starts_with("RuntimeError: CUDA error: uncorrectable"));
+}
+
 TEST_CASE("malformed tables are reported with their file and signature") {
   std::string error;
   CHECK_FALSE(build("{\n  \"signatures\": [\n    {\"id\": \"x\",,}\n  ]\n}", &error));

@@ -426,6 +426,18 @@ void SignatureSet::Match(std::string_view line, std::vector<SignatureMatch>* mat
                          std::vector<const Signature*>* heads) const {
   const uint32_t groups = screen_.Groups(line);
   if (groups == 0) return;
+  // A message of several lines carried in one JSON string, its newlines escaped ("message":
+  // "RuntimeError: CUDA error: ...\nCUDA kernel errors might be ..."): each line is read alone.
+  if (const size_t escaped = line.find("\\n"); escaped != std::string_view::npos) {
+    for (size_t start = 0, end = escaped; start < line.size(); end = line.find("\\n", start)) {
+      if (end == std::string_view::npos) end = line.size();
+      const size_t first = matches->size();
+      Match(line.substr(start, end - start), matches, nullptr);
+      for (size_t i = first; i < matches->size(); ++i) (*matches)[i].begin += start;
+      start = end + 2;
+    }
+    return;
+  }
   std::string copy;
   line = as_utf8(line, &copy);
   const RegexSet& regexes = *set_;

@@ -113,7 +113,8 @@ class SignatureSet {
   // stands is read as the tolerance policy says (match_tolerantly): by the tolerant patterns,
   // then without a launcher's tag at its start (envelope.h, launcher_tag_length). With `heads`,
   // also appends each signature whose "continues" head matches the line while its own pattern
-  // does not: the line may be the first of a wrapped message.
+  // does not: the line may be the first of a wrapped message. A line holding escaped newlines
+  // ("\\n", a JSON string carrying a message of several lines) is read as those lines.
   void Match(std::string_view line, std::vector<SignatureMatch>* matches,
              std::vector<const Signature*>* heads = nullptr) const;
 

@@ -465,7 +465,9 @@ std::string_view key_before(std::string_view body, size_t sep, char* quote) {
     --end;
   }
   size_t begin = end;
-  while (begin > 0 && is_word(body[begin - 1])) --begin;
+  // A quoted key may hold a path of names ('Loss/total_loss': TensorFlow's loss dicts).
+  const auto in_key = [&](char c) { return is_word(c) || (*quote != 0 && (c == '/' || c == '.')); };
+  while (begin > 0 && in_key(body[begin - 1])) --begin;
   if (open != 0 && (begin == 0 || body[begin - 1] != open)) return {};
   return body.substr(begin, end - begin);
 }
