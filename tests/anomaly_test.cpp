@@ -542,27 +542,21 @@ TEST_CASE("the detectors' thresholds are the tables', and the explanations say t
 // Issue 38, item 4: Megatron's rule needs one value before it, not a history or a warm-up: a
 // short excerpt whose loss jumps from 2.2 to 8e27 (PaddleDetection#3326) is a spike.
 TEST_CASE("issue 38: Megatron's rule holds with two points") {
-  Series series;
-  for (const auto& [step, loss] : {std::pair{0, 2.24f}, std::pair{20, 8.0e27f}}) {
-    P p;
-    p.step = step;
-    p.loss = loss;
-    p.set(P::kLoss);
-    series.Add(p);
-  }
-  const auto spikes = of_kind(detect_anomalies(series, parameters()), "loss-spike");
+  const auto two_points = [](float first, float second) {
+    Series series;
+    for (const auto& [step, loss] : {std::pair{0, first}, std::pair{20, second}}) {
+      P p;
+      p.step = step;
+      p.loss = loss;
+      p.set(P::kLoss);
+      series.Add(p);
+    }
+    return of_kind(detect_anomalies(series, parameters()), "loss-spike");
+  };
+  const auto spikes = two_points(2.24f, 8.0e27f);
   REQUIRE(spikes.size() == 1);
   CHECK(spikes[0].fields.at("step") == "20");
   CHECK(spikes[0].evidence.text.find("10x the largest loss") != std::string::npos);
-
   // A loss that falls, however fast, is no spike.
-  Series falling;
-  for (const auto& [step, loss] : {std::pair{0, 80.0f}, std::pair{20, 2.0f}}) {
-    P p;
-    p.step = step;
-    p.loss = loss;
-    p.set(P::kLoss);
-    falling.Add(p);
-  }
-  CHECK(of_kind(detect_anomalies(falling, parameters()), "loss-spike").empty());
+  CHECK(two_points(80.0f, 2.0f).empty());
 }

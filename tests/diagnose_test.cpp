@@ -645,12 +645,22 @@ TEST_CASE("issue 38: a driver line without a GPU joins the one GPU its input nam
 // in antirez/ds4#621).
 TEST_CASE("issue 38: the nearest known failure of an unrecognised line") {
   LogFolder logs;
-  const Analysis analysis = run({logs.Write(
+  // The whole message is CUDA 700's, quoted behind a wrapper no signature knows: that error.
+  const Analysis quoted = run({logs.Write(
       "server.log", "ds4: CUDA synchronize failed: an illegal memory access was encountered\n")});
+  REQUIRE(quoted.diagnoses.size() == 1);
+  CHECK(quoted.diagnoses[0].failure->id == "cuda-illegal-address");
+  // The same line cut off inside the message: only a hint.
+  const Analysis analysis =
+      run({logs.Write("cut.log", "ds4: CUDA synchronize failed: an illegal memory access was\n")});
   REQUIRE(analysis.diagnoses.size() == 1);
   const Diagnosis& unrecognised = analysis.diagnoses[0];
   CHECK(unrecognised.failure->id == "unrecognised-errors");
   CHECK(has_note(unrecognised, "probably cuda-illegal-address"));
+  // A C library message that is also CUDA's, in a line that names no part of the GPU stack, is
+  // not CUDA's.
+  const Analysis libc = run({logs.Write("mount.log", "mount: /mnt/data: invalid argument.\n")});
+  for (const Diagnosis& d : libc.diagnoses) CHECK(d.failure->id != "cuda-error");
   // A driver notice of a healthy case, error-like to the fallback and like no failure, is named
   // as nothing.
   const Analysis other = run({logs.Write(
@@ -693,4 +703,23 @@ TEST_CASE("issue 38: a DCGM error code's documented kind is its diagnosis's kind
   CHECK(by_number.diagnoses[0].failure->id == "dcgm-error-isolate");
   CHECK(by_number.diagnoses[0].kind == ClassKind::kHardware);
   CHECK(has_note(by_number.diagnoses[0], "DCGM_FR_VOLATILE_DBE_DETECTED"));
+}
+
+// The report opens on the initiating failure even when a collateral one is more severe: the
+// job's CUDA illegal address (error) is the Xid 13 (warning) the kernel logged for the same
+// kernel, as on a DGX Spark (antirez/ds4#621).
+TEST_CASE("issue 38: a cause ranks before its collateral diagnoses") {
+  LogFolder logs;
+  const Analysis analysis = run(
+      {logs.Write("kernel.log",
+                  "NVRM: Xid (PCI:000f:01:00): 13, Graphics SM Warp Exception on (GPC 1, TPC 2, "
+                  "SM 0): Out Of Range Address\n"),
+       logs.Write("server.log",
+                  "ds4: CUDA synchronize failed: an illegal memory access was encountered\n")});
+  REQUIRE(analysis.diagnoses.size() == 2);
+  CHECK(analysis.diagnoses[0].failure->id == "graphics-exception");
+  CHECK(analysis.diagnoses[0].position == 1);
+  CHECK(analysis.diagnoses[0].role == Role::kInitiating);
+  CHECK(analysis.diagnoses[1].failure->id == "cuda-illegal-address");
+  CHECK(analysis.diagnoses[1].caused_by == 1);
 }

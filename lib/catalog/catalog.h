@@ -3,6 +3,7 @@
 // The line signatures themselves are catalog/signatures.h.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -183,6 +184,13 @@ struct ApiError {
 // text when a cut-off line kept 16 characters of it or more; nullptr when none does.
 const ApiError* find_api_error(const std::vector<ApiError>& table, std::string_view named);
 
+// The error of `table` whose message `line` quotes whole (without case), the longest of at least
+// kShortestQuotedMessage characters, in a line that names the GPU stack (kGpuStackWords): "Error
+// (gpu_burn-drv.cpp:298): system not yet initialized" quotes CUDA 802's. nullptr when none.
+inline constexpr size_t kShortestQuotedMessage = 16;
+inline constexpr std::array<std::string_view, 4> kGpuStackWords = {"cuda", "gpu", "nvidia", "nvml"};
+const ApiError* find_quoted_api_error(const std::vector<ApiError>& table, std::string_view line);
+
 // One of DCGM's error codes ("dcgm_errors" in the tables), from DCGM's dcgm_errors.h.
 struct DcgmError {
   int code = 0;
@@ -252,6 +260,9 @@ struct Knowledge {
   // Signatures that are part of the report of the fault line before them ("context"): accounted
   // for when a finding has evidence in the same input.
   std::set<std::string, std::less<>> context_signatures;
+  // The last-resort signatures for lines that look like errors ("unrecognised", not "benign"):
+  // such a line may still quote a library's documented error message (decode_cuda_errors).
+  std::set<std::string, std::less<>> unrecognised_signatures;
 
   const FailureClass* find_class(std::string_view id) const;
   const XidEntry* find_xid(int xid) const;

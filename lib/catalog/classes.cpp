@@ -509,6 +509,10 @@ void load_signature_roles(const Table& table, Knowledge* knowledge) {
     const std::string id = text(entry, "id");
     knowledge->quiet_signatures.erase(id);
     knowledge->context_signatures.erase(id);
+    knowledge->unrecognised_signatures.erase(id);
+    if (flag(entry, "unrecognised") && !flag(entry, "benign")) {
+      knowledge->unrecognised_signatures.insert(id);
+    }
     if (flag(entry, "identity") || flag(entry, "boot") || flag(entry, "benign")) {
       knowledge->quiet_signatures.insert(id);
     } else if (flag(entry, "context")) {
@@ -682,6 +686,24 @@ const ApiError* find_api_error(const std::vector<ApiError>& table, std::string_v
   }
   // A line cut off inside the message ("an illegal memory access was encountere").
   return best ? best : cut_count == 1 ? cut : nullptr;
+}
+
+const ApiError* find_quoted_api_error(const std::vector<ApiError>& table, std::string_view line) {
+  const std::string said = ascii_lower(line);
+  // Messages such as "invalid argument" or "operation not supported" are the C library's too.
+  const bool gpu_stack =
+      std::any_of(kGpuStackWords.begin(), kGpuStackWords.end(),
+                  [&](std::string_view word) { return said.find(word) != std::string::npos; });
+  if (!gpu_stack) return nullptr;
+  const ApiError* best = nullptr;
+  for (const ApiError& error : table) {
+    if (error.message.size() < kShortestQuotedMessage ||
+        (best && error.message.size() <= best->message.size())) {
+      continue;
+    }
+    if (said.find(ascii_lower(error.message)) != std::string::npos) best = &error;
+  }
+  return best;
 }
 
 bool load_knowledge(const std::vector<Table>& tables, Knowledge* knowledge, std::string* error) {

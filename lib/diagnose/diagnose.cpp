@@ -763,9 +763,13 @@ bool follows_explained(const Event& event, const std::set<std::string>& explaine
 // One diagnosis of `failure` (a last-resort class) for the events of every host and GPU that
 // fit it: one line of each template as evidence, and a note of each template's count and times.
 // Lines that follow `explained` count at info.
+// A line a diagnosis already stands for, as its evidence: its path, line and signature.
+using EvidenceKey = std::tuple<std::string, uint64_t, std::string>;
+
 std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
                                               const std::vector<const Event*>& events,
                                               const std::set<std::string>& explained,
+                                              const std::set<EvidenceKey>& taken,
                                               const std::unordered_set<const Event*>& unaccounted,
                                               const Knowledge& knowledge,
                                               const Suggester* suggester) {
@@ -780,6 +784,11 @@ std::optional<Diagnosis> diagnose_last_resort(const FailureClass& failure,
         std::min(condition.severity.value_or(failure.severity), failure.severity);
     for (const Event* event : events) {
       if (!event_fits(condition, *event, context)) continue;
+      // A line another class took (one that quotes a CUDA error's message) is no longer unknown.
+      if (taken.contains(EvidenceKey(event->evidence.path.str(), event->evidence.line,
+                                     event->signature.str()))) {
+        continue;
+      }
       candidate.events.push_back(event);
       held = true;
       const Severity own = follows_explained(*event, explained) ? Severity::kInfo : level;
@@ -1121,6 +1130,42 @@ void link_symptoms(const Correlation& correlation, std::vector<Diagnosis>* diagn
   }
 }
 
+// Moves each collateral diagnosis that ranked above its cause (a CUDA error, at error, caused by
+// an Xid 13 at warning) to just after it: the report opens on the initiating failure. Positions
+// and causes are renumbered.
+void causes_first(std::vector<Diagnosis>* diagnoses) {
+  const auto before_cause = [&](const Diagnosis& d) {
+    return d.caused_by && *d.caused_by > d.position;
+  };
+  if (std::none_of(diagnoses->begin(), diagnoses->end(), before_cause)) return;
+  std::vector<Diagnosis> ordered;
+  ordered.reserve(diagnoses->size());
+  std::vector<bool> placed(diagnoses->size(), false);
+  const auto place = [&](size_t i) {
+    if (!placed[i]) ordered.push_back(std::move((*diagnoses)[i]));
+    placed[i] = true;
+  };
+  for (size_t i = 0; i < diagnoses->size(); ++i) {
+    const Diagnosis& d = (*diagnoses)[i];
+    if (placed[i] || before_cause(d)) continue;
+    const int position = d.position;
+    place(i);
+    for (size_t j = 0; j < i; ++j) {
+      if (!placed[j] && (*diagnoses)[j].caused_by == position) place(j);
+    }
+  }
+  for (size_t i = 0; i < diagnoses->size(); ++i) place(i);
+  std::map<int, int> renumbered;
+  for (size_t i = 0; i < ordered.size(); ++i) {
+    renumbered[ordered[i].position] = static_cast<int>(i) + 1;
+  }
+  for (Diagnosis& d : ordered) {
+    d.position = renumbered[d.position];
+    if (d.caused_by) d.caused_by = renumbered[*d.caused_by];
+  }
+  *diagnoses = std::move(ordered);
+}
+
 // Makes the diagnosis's texts the pool's: a fleet's 100,000 GPUs get 500,000 diagnoses whose
 // filled fixes, steps and notes are mostly the same few thousand texts.
 void share_texts(Diagnosis* diagnosis, TextPool* pool) {
@@ -1156,7 +1201,11 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
   // The signatures of the lines the diagnoses so far stand for: those of their evidence and
   // those their classes name.
   std::set<std::string> explained;
+  std::set<EvidenceKey> taken;
   for (const Diagnosis& diagnosis : diagnoses) {
+    for (const Evidence& evidence : diagnosis.evidence) {
+      taken.emplace(evidence.path.str(), evidence.line, evidence.signature);
+    }
     if (diagnosis.severity < Severity::kWarning) continue;
     for (const Evidence& evidence : diagnosis.evidence) explained.insert(evidence.signature);
     for (const Condition& condition : diagnosis.failure->supported_by) {
@@ -1167,14 +1216,15 @@ std::vector<Diagnosis> diagnose(const Correlation& correlation, const Knowledge&
       unaccounted_events(events, diagnoses, knowledge);
   for (const FailureClass& failure : knowledge.classes) {
     if (!failure.last_resort) continue;
-    if (auto diagnosis =
-            diagnose_last_resort(failure, events, explained, unaccounted, knowledge, suggester)) {
+    if (auto diagnosis = diagnose_last_resort(failure, events, explained, taken, unaccounted,
+                                              knowledge, suggester)) {
       diagnoses.push_back(std::move(*diagnosis));
     }
   }
   rank_in_place(&diagnoses);
   for (size_t i = 0; i < diagnoses.size(); ++i) diagnoses[i].position = static_cast<int>(i) + 1;
   link_symptoms(correlation, &diagnoses);
+  causes_first(&diagnoses);
   for (Diagnosis& diagnosis : diagnoses) {
     for (Evidence& evidence : diagnosis.evidence)
       evidence.lane = knowledge.lane_of(evidence.signature);

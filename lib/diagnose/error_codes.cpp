@@ -18,13 +18,19 @@ struct ApiErrorFields {
   std::string_view named, code, name, meaning, kind;
 };
 
-void decode_api_errors(const std::vector<ApiError>& table, const ApiErrorFields& fields,
-                       std::vector<Event>* events) {
+// Decodes the error each event names; a line of an error-word fallback (Knowledge::
+// unrecognised_signatures) that quotes a documented message whole names that error too.
+void decode_api_errors(const Knowledge& knowledge, const std::vector<ApiError>& table,
+                       const ApiErrorFields& fields, std::vector<Event>* events) {
   if (table.empty()) return;
   for (Event& event : *events) {
-    auto named = event.fields.find(std::string(fields.named));
-    if (named == event.fields.end()) continue;
-    const ApiError* error = find_api_error(table, named->second);
+    const ApiError* error = nullptr;
+    if (auto named = event.fields.find(std::string(fields.named)); named != event.fields.end()) {
+      error = find_api_error(table, named->second);
+    } else if (knowledge.unrecognised_signatures.contains(event.signature.str())) {
+      error = find_quoted_api_error(table, event.evidence.text.str());
+      if (error) event.fields.set(fields.named, error->message);
+    }
     if (!error) continue;
     event.fields.set(fields.code, std::to_string(error->code));
     event.fields.set(fields.name, error->names.front());
@@ -36,14 +42,14 @@ void decode_api_errors(const std::vector<ApiError>& table, const ApiErrorFields&
 }  // namespace
 
 void decode_cuda_errors(const Knowledge& knowledge, std::vector<Event>* events) {
-  decode_api_errors(knowledge.cuda_errors,
+  decode_api_errors(knowledge, knowledge.cuda_errors,
                     {capture::kCudaError, capture::kCudaErrorCode, capture::kCudaErrorName,
                      capture::kCudaErrorMeaning, capture::kCudaErrorKind},
                     events);
 }
 
 void decode_nvml_errors(const Knowledge& knowledge, std::vector<Event>* events) {
-  decode_api_errors(knowledge.nvml_errors,
+  decode_api_errors(knowledge, knowledge.nvml_errors,
                     {capture::kNvmlError, capture::kNvmlErrorCode, capture::kNvmlErrorName,
                      capture::kNvmlErrorMeaning, capture::kNvmlErrorKind},
                     events);
