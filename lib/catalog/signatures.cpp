@@ -10,6 +10,7 @@
 #include "catalog/schema.h"
 #include "catalog/tables.h"
 #include "envelope/envelope.h"
+#include "model/text.h"
 
 namespace faultline {
 namespace {
@@ -498,9 +499,7 @@ bool SignatureSet::MatchKnown(std::string_view line, size_t tags,
   // signatures whose literals the line holds: such lines are few, and a set of every pattern
   // in any case would cost more to build its automaton for them than to try a few regexes.
   if (exact.empty() && !regexes.tolerant.empty()) {
-    std::string lower(line);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string lower = ascii_lower(line);
     std::vector<size_t> tolerant;
     for (size_t index : regexes.tolerant) {
       const std::vector<std::string>& literals = signatures_[index]->tolerant_literals;
@@ -580,9 +579,7 @@ std::vector<std::string> check_variants(const SignatureSet& set) {
       const std::string& line = example.line;
       if (line.find('\n') != std::string::npos) continue;
       std::vector<std::pair<std::string_view, std::string>> variants;
-      std::string lower = line;
-      std::transform(lower.begin(), lower.end(), lower.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      const std::string lower = ascii_lower(line);
       if (lower != line) variants.emplace_back("other case", lower);
       for (std::string_view prefix : {"NVRM: ", "nvidia-smi: "}) {
         if (const size_t at = line.find(prefix); at != std::string::npos) {
